@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# make            build everything into build/
+# make check      install missing packages, build, run every test
+# make run        install missing packages, build, run the daemon in the foreground
+# make bench      benchmarks (not tests), results under bench/results/
+
+BUILD		?= build
+CC		?= gcc
+CLANG		?= clang
+BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
+PKG_CONFIG	?= pkg-config
+CONFIG		?= config/uringtune.ini
+
+ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
+
+WARN		:= -Wall -Wextra -Wformat=2 -Werror
+CFLAGS		?= -O2 -g
+override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -I$(BUILD)
+BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
+		   -I$(BUILD) -Ibpf -Icommon
+
+LIBS_BPF	:= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
+LIBS_SYSTEMD	:= $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
+LIBS_INIH	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null || echo -linih)
+LIBS_JSON	:= $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
+CFLAGS_JSON	:= $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
+LIBS_URING	:= $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null || echo -luring)
+override CFLAGS	+= $(CFLAGS_JSON)
+
+BPF_PROGS	:= napi_trace
+BPF_OBJS	:= $(BPF_PROGS:%=$(BUILD)/%.bpf.o)
+BPF_SKELS	:= $(BPF_PROGS:%=$(BUILD)/%.skel.h)
+
+COMMON_SRCS	:= $(wildcard common/*.c)
+DAEMON_SRCS	:= $(wildcard daemon/*.c)
+CLI_SRCS	:= $(wildcard cli/*.c)
+# everything of the daemon but main(): what unit tests link against
+DAEMON_LIB_SRCS	:= $(filter-out daemon/main.c,$(DAEMON_SRCS))
+
+COMMON_OBJS	:= $(COMMON_SRCS:%.c=$(BUILD)/%.o)
+DAEMON_OBJS	:= $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
+DAEMON_LIB_OBJS	:= $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
+CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
+
+UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
+UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold
+
+DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
+
+.PHONY: all deps check run bench clean
+.DELETE_ON_ERROR:
+.SECONDARY:
+
+all: $(BUILD)/uringtuned $(BUILD)/uringtune $(TOOLS) $(UNIT_BINS)
+
+deps:
+	@scripts/deps.sh
+
+# vmlinux.h holds the kernel's type definitions for CO-RE; it is generated
+# from the build host's BTF (see README: "Why vmlinux.h is generated").
+$(BUILD)/vmlinux.h:
+	@mkdir -p $(@D)
+	@test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux: the build needs a kernel with BTF (CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h
+	@mkdir -p $(@D)
+	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
+	$(BPFTOOL) gen skeleton $< > $@
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+
+# the daemon's objects that include skeletons must wait for them
+$(DAEMON_OBJS): $(BPF_SKELS)
+
+$(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+$(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
+
+$(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(DAEMON_LIB_OBJS) $(COMMON_OBJS)
+	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+
+check: deps
+	$(MAKE) all
+	@tests/run.sh
+
+run: deps
+	$(MAKE) all
+	$(BUILD)/uringtuned -c $(CONFIG) --foreground
+
+bench: deps
+	$(MAKE) all
+	@bench/run.sh
+
+clean:
+	rm -rf $(BUILD)
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

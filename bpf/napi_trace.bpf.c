@@ -1,0 +1,456 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * napi_trace: every io_uring ring on the host, its NAPI busy-poll settings as
+ * the kernel holds them, the NAPI IDs its sockets receive on, and what its
+ * waits cost and gain.
+ *
+ * Hooks (all tracepoints; fentry is refused and kprobes absent on our hosts):
+ *   io_uring_create        new ring: map entry + ring-buffer event, per ring
+ *   io_uring_register      NAPI (un)register, by the app or by us, per call
+ *   io_uring_cqring_wait   a wait that must block: outcome, busy window, per wait
+ *   io_uring_poll_arm      request armed poll: start of the coming wait, per arm
+ *   io_uring_task_add      poll woke on data: the socket's NAPI ID, per wake
+ *   iter/task_file         inventory of rings, run by user space on demand
+ * No syscall, sched_switch or napi_poll tracepoint: those fire for every
+ * syscall, switch or busy-poll iteration and cost ~40% of a ping-pong's RTT.
+ *
+ * Kernel ABI differences are bridged with CO-RE: ctx->napi_busy_poll_dt
+ * (ktime, 6.11+) vs napi_busy_poll_to (us, 6.9-6.10); napi_track_mode (6.13+)
+ * vs napi_enabled (6.9-6.12); no NAPI fields at all before 6.9.
+ */
+#include "vmlinux.h"
+#include <bpf/bpf_core_read.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+#include "uringtune.h"
+
+char LICENSE[] SEC("license") = "GPL";
+
+#define IORING_SETUP_SQPOLL		(1U << 1)
+#define IORING_REGISTER_NAPI		27
+#define IORING_UNREGISTER_NAPI		28
+#define S_IFMT				00170000
+#define S_IFSOCK			0140000
+#define ANON_INODE_FS_MAGIC		0x09041934
+#define MAX_KERNEL_NAPI_WALK		64
+
+/* NR_CPUS + 1: smaller sk_napi_id values are sender_cpu hints, not NAPI IDs */
+const volatile __u32 min_napi_id = 257;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);	/* user space sets max_rings */
+	__type(key, __u64);		/* struct io_ring_ctx * */
+	__type(value, struct ut_ring_stats);
+} rings SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} events SEC(".maps");
+
+/* per CPU: when the current thread last armed poll, i.e. is about to wait */
+struct arm_stamp {
+	__u32 tid;
+	__u32 pad;
+	__u64 ts;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct arm_stamp);
+} last_arm SEC(".maps");
+
+/* per CPU: last (ring, NAPI ID) recorded, so a steady flow costs no hash lookup */
+struct napi_seen {
+	__u64 ctx;
+	__u32 napi_id;
+	__u32 pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct napi_seen);
+} last_napi SEC(".maps");
+
+/* scratch for building a map value too large for the BPF stack */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct ut_ring_stats);
+} scratch SEC(".maps");
+
+__u64 events_lost;	/* ring buffer full: user space recovers at its next sweep */
+__u64 rings_dropped;	/* ring map full: the ring is not traced */
+
+/* 6.9-6.12 layouts; libbpf matches them to struct io_ring_ctx by name */
+struct io_ring_ctx___napi_v69 {
+	unsigned int napi_busy_poll_to;
+	bool napi_enabled;
+} __attribute__((preserve_access_index));
+
+struct io_ring_ctx___napi_v611 {
+	bool napi_enabled;
+} __attribute__((preserve_access_index));
+
+static __always_inline void read_napi_state(struct io_ring_ctx *ctx,
+					    struct ut_napi_state *st)
+{
+	struct io_ring_ctx___napi_v69 *v69 = (void *)ctx;
+	struct io_ring_ctx___napi_v611 *v611 = (void *)ctx;
+
+	st->supported = 1;
+	if (bpf_core_field_exists(ctx->napi_busy_poll_dt))
+		st->busy_poll_ns = BPF_CORE_READ(ctx, napi_busy_poll_dt);
+	else if (bpf_core_field_exists(v69->napi_busy_poll_to))
+		st->busy_poll_ns = (__u64)BPF_CORE_READ(v69, napi_busy_poll_to) * 1000;
+	else {
+		/* before 6.9: io_uring has no NAPI busy polling */
+		st->supported = 0;
+		st->track_mode = UT_TRACK_INACTIVE;
+		return;
+	}
+
+	st->prefer = BPF_CORE_READ(ctx, napi_prefer_busy_poll);
+	if (bpf_core_field_exists(ctx->napi_track_mode)) {
+		st->track_mode = BPF_CORE_READ(ctx, napi_track_mode);
+		st->enabled = st->track_mode != UT_TRACK_INACTIVE;
+	} else {
+		st->enabled = BPF_CORE_READ(v611, napi_enabled);
+		st->track_mode = st->enabled ? UT_TRACK_DYNAMIC : UT_TRACK_INACTIVE;
+	}
+}
+
+static __always_inline void leader_comm(char *comm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	bpf_probe_read_kernel(comm, UT_COMM_LEN, task->group_leader->comm);
+}
+
+/*
+ * The ring's entry, made on first sight for rings that predate the programs
+ * (their io_uring_create was never seen).
+ */
+static struct ut_ring_stats *ring_get(struct io_ring_ctx *ctx)
+{
+	__u64 key = (__u64)ctx;
+	struct ut_ring_stats *rs;
+	__u32 zero = 0;
+
+	rs = bpf_map_lookup_elem(&rings, &key);
+	if (rs)
+		return rs;
+
+	rs = bpf_map_lookup_elem(&scratch, &zero);
+	if (!rs)
+		return NULL;
+	__builtin_memset(rs, 0, sizeof(*rs));
+	rs->created_ns = bpf_ktime_get_ns();
+	rs->setup_flags = BPF_CORE_READ(ctx, flags);
+	read_napi_state(ctx, &rs->napi);
+	if (bpf_map_update_elem(&rings, &key, rs, BPF_NOEXIST) &&
+	    !bpf_map_lookup_elem(&rings, &key)) {
+		__sync_fetch_and_add(&rings_dropped, 1);
+		return NULL;
+	}
+	return bpf_map_lookup_elem(&rings, &key);
+}
+
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(on_ring_create, int fd, void *ctxp, __u32 sq_entries,
+	     __u32 cq_entries, __u32 flags)
+{
+	struct io_ring_ctx *ring = ctxp;
+	__u64 key = (__u64)ring;
+	struct ut_ring_stats *rs;
+	struct ut_event *ev;
+	__u32 zero = 0;
+
+	rs = bpf_map_lookup_elem(&scratch, &zero);
+	if (!rs)
+		return 0;
+	/* BPF_ANY: a new ring may reuse a freed ring's address */
+	__builtin_memset(rs, 0, sizeof(*rs));
+	rs->created_ns = bpf_ktime_get_ns();
+	rs->tgid = bpf_get_current_pid_tgid() >> 32;
+	rs->setup_flags = flags;
+	read_napi_state(ring, &rs->napi);
+	if (bpf_map_update_elem(&rings, &key, rs, BPF_ANY))
+		__sync_fetch_and_add(&rings_dropped, 1);
+
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&events_lost, 1);
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = UT_EV_RING_CREATE;
+	ev->tgid = rs->tgid;
+	ev->tid = (__u32)bpf_get_current_pid_tgid();
+	ev->fd = fd;
+	ev->ctx = key;
+	ev->ts_ns = rs->created_ns;
+	ev->setup_flags = flags;
+	ev->napi = rs->napi;
+	ev->start_boottime = bpf_get_current_task_btf()->group_leader->start_boottime;
+	leader_comm(ev->comm);
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/* Fires after the call with its result: NAPI state read here is the new one. */
+SEC("tp_btf/io_uring_register")
+int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
+	     unsigned int nr_files, unsigned int nr_bufs, long ret)
+{
+	struct io_ring_ctx *ring = ctxp;
+	struct ut_ring_stats *rs;
+	struct ut_event *ev;
+	__u64 id = bpf_get_current_pid_tgid();
+
+	if (opcode != IORING_REGISTER_NAPI && opcode != IORING_UNREGISTER_NAPI)
+		return 0;
+
+	rs = ring_get(ring);
+	if (rs)
+		read_napi_state(ring, &rs->napi);
+
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&events_lost, 1);
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = UT_EV_NAPI_REGISTER;
+	ev->tgid = id >> 32;
+	ev->tid = (__u32)id;
+	ev->fd = -1;
+	ev->ctx = (__u64)ring;
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->setup_flags = BPF_CORE_READ(ring, flags);
+	ev->opcode = opcode;
+	ev->ret = ret;
+	read_napi_state(ring, &ev->napi);
+	leader_comm(ev->comm);
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_poll_arm")
+int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
+{
+	struct arm_stamp *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&last_arm, &zero);
+	if (!st)
+		return 0;
+	st->tid = (__u32)bpf_get_current_pid_tgid();
+	st->ts = bpf_ktime_get_ns();
+	return 0;
+}
+
+/* Poll woke because data arrived: the socket's NAPI ID is the fresh one. */
+SEC("tp_btf/io_uring_task_add")
+int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
+{
+	struct file *file = req->file;
+	struct ut_ring_stats *rs;
+	struct napi_seen *seen;
+	struct socket *sock;
+	__u32 zero = 0, id;
+	__u64 key;
+	int i;
+
+	if (!file || (file->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+		return 0;
+	sock = file->private_data;
+	id = BPF_CORE_READ(sock, sk, sk_napi_id);
+	if (id < min_napi_id)
+		return 0;
+
+	key = (__u64)req->ctx;
+	seen = bpf_map_lookup_elem(&last_napi, &zero);
+	if (!seen || (seen->ctx == key && seen->napi_id == id))
+		return 0;
+
+	rs = ring_get(req->ctx);
+	if (!rs)
+		return 0;
+	seen->ctx = key;
+	seen->napi_id = id;
+	if (rs->last_napi_id == id)
+		return 0;
+	rs->last_napi_id = id;
+
+	for (i = 0; i < UT_MAX_NAPI_IDS; i++) {
+		__u32 cur = rs->napi_ids[i];
+
+		if (cur == id)
+			return 0;
+		if (cur)
+			continue;
+		/* two CPUs may race for the slot: the loser tries the next one */
+		cur = __sync_val_compare_and_swap(&rs->napi_ids[i], 0, id);
+		if (cur == 0 || cur == id) {
+			if (cur == 0)
+				rs->napi_ids_changed_ns = bpf_ktime_get_ns();
+			return 0;
+		}
+	}
+	__sync_fetch_and_add(&rs->napi_ids_overflow, 1);
+	return 0;
+}
+
+static __always_inline __u32 log2_u64(__u64 v)
+{
+	__u32 r = 0;
+
+	if (v >> 32) { v >>= 32; r += 32; }
+	if (v >> 16) { v >>= 16; r += 16; }
+	if (v >> 8) { v >>= 8; r += 8; }
+	if (v >> 4) { v >>= 4; r += 4; }
+	if (v >> 2) { v >>= 2; r += 2; }
+	if (v >> 1) r += 1;
+	return r;
+}
+
+/*
+ * Will this wait end without sleeping? The tracepoint fires right after the
+ * busy-poll loop and right before the sleep loop, which sleeps only if none
+ * of these holds.
+ */
+static __always_inline bool wait_satisfied(struct io_ring_ctx *ctx, int min_events)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct io_rings *r;
+	__u32 head, tail;
+
+	/* poll woke: io_uring's task work is queued on the waiter */
+	if (task->task_works)
+		return true;
+	/* DEFER_TASKRUN rings queue their work on the ring instead */
+	if (BPF_CORE_READ(ctx, work_llist.first))
+		return true;
+	r = BPF_CORE_READ(ctx, rings);
+	head = BPF_CORE_READ(r, cq.head);
+	tail = BPF_CORE_READ(r, cq.tail);
+	return (int)(tail - head) >= min_events;
+}
+
+SEC("tp_btf/io_uring_cqring_wait")
+int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
+{
+	struct io_ring_ctx *ring = ctxp;
+	struct ut_ring_stats *rs;
+	struct arm_stamp *st;
+	__u64 now, dt, dur;
+	bool satisfied;
+	__u32 zero = 0;
+
+	rs = ring_get(ring);
+	if (!rs)
+		return 0;
+	satisfied = wait_satisfied(ring, min_events);
+	__sync_fetch_and_add(&rs->waits, 1);
+	if (satisfied)
+		__sync_fetch_and_add(&rs->waits_nosleep, 1);
+
+	/*
+	 * io_cqring_wait() busy-polled just before this tracepoint if the
+	 * ring's NAPI list is non-empty, unless the SQPOLL thread polls for it.
+	 * NAPI settings change only through register calls, which refresh
+	 * rs->napi; the list changes on every new socket, so read it.
+	 */
+	dt = rs->napi.busy_poll_ns;
+	if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL))
+		return 0;
+	if (!bpf_core_field_exists(ring->napi_list) ||
+	    BPF_CORE_READ(ring, napi_list.next) ==
+		    (void *)__builtin_preserve_access_index(&ring->napi_list))
+		return 0;
+
+	__sync_fetch_and_add(&rs->busy_windows, 1);
+	if (satisfied)
+		__sync_fetch_and_add(&rs->busy_paid, 1);
+
+	/*
+	 * A window that did not pay ran to its timeout. One that paid began
+	 * about when this thread armed the poll it waits on; without that
+	 * stamp its length is unknown and it stays out of the histogram.
+	 */
+	dur = dt;
+	if (satisfied) {
+		st = bpf_map_lookup_elem(&last_arm, &zero);
+		now = bpf_ktime_get_ns();
+		if (!st || st->tid != (__u32)bpf_get_current_pid_tgid() ||
+		    now - st->ts > dt)
+			return 0;
+		dur = now - st->ts;
+	}
+	__sync_fetch_and_add(&rs->busy_ns, dur);
+	__sync_fetch_and_add(&rs->busy_hist[log2_u64(dur) & (UT_HIST_SLOTS - 1)], 1);
+	return 0;
+}
+
+/* Inventory: every (process, fd) holding an io_uring ring. */
+SEC("iter/task_file")
+int rings_iter(struct bpf_iter__task_file *it)
+{
+	static const char ring_name[] = "[io_uring]";
+	struct seq_file *seq = it->meta->seq;
+	struct task_struct *task = it->task;
+	struct file *file = it->file;
+	struct ut_ring_rec rec = {};
+	struct io_ring_ctx *ctx;
+	struct list_head *pos, *head;
+	char name[sizeof(ring_name)];
+	int i;
+
+	if (!task || !file)
+		return 0;
+	/* io_uring files are anonymous inodes named "[io_uring]" */
+	if (file->f_inode->i_sb->s_magic != ANON_INODE_FS_MAGIC)
+		return 0;
+	if (bpf_probe_read_kernel_str(name, sizeof(name),
+				      file->f_path.dentry->d_name.name) != sizeof(name))
+		return 0;
+	for (i = 0; i < (int)sizeof(name); i++)
+		if (name[i] != ring_name[i])
+			return 0;
+
+	ctx = file->private_data;
+	rec.ctx = (__u64)ctx;
+	rec.ino = file->f_inode->i_ino;
+	rec.tgid = task->tgid;
+	rec.fd = it->fd;
+	rec.start_boottime = task->group_leader->start_boottime;
+	bpf_probe_read_kernel(rec.comm, sizeof(rec.comm), task->group_leader->comm);
+	rec.setup_flags = BPF_CORE_READ(ctx, flags);
+	read_napi_state(ctx, &rec.napi);
+
+	if (bpf_core_field_exists(ctx->napi_list)) {
+		head = (void *)__builtin_preserve_access_index(&ctx->napi_list);
+		pos = BPF_CORE_READ(ctx, napi_list.next);
+		for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
+			struct io_napi_entry *e;
+
+			e = (void *)pos - bpf_core_field_offset(struct io_napi_entry, list);
+			if (i < UT_MAX_NAPI_IDS)
+				rec.kernel_napi_ids[i] = BPF_CORE_READ(e, napi_id);
+			rec.n_kernel_ids++;
+			pos = BPF_CORE_READ(pos, next);
+		}
+	}
+
+	bpf_seq_write(seq, &rec, sizeof(rec));
+	return 0;
+}

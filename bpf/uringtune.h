@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Map keys, values and events shared by the BPF programs and user space.
+ * Nothing else crosses that boundary; both sides include this file.
+ *
+ * A ring is keyed by its struct io_ring_ctx address (an opaque u64 that is
+ * never shown to users): it is what every io_uring tracepoint carries.
+ */
+#ifndef UT_URINGTUNE_H
+#define UT_URINGTUNE_H
+
+#define UT_COMM_LEN		16
+#define UT_MAX_NAPI_IDS		8
+#define UT_HIST_SLOTS		32	/* log2(ns): slot i holds [2^i, 2^(i+1)) */
+
+/* napi tracking mode as the kernel names it (io_uring_napi_tracking_strategy) */
+#define UT_TRACK_DYNAMIC	0
+#define UT_TRACK_STATIC		1
+#define UT_TRACK_INACTIVE	255
+
+/* The kernel's NAPI settings of one ring, read from the ring itself. */
+struct ut_napi_state {
+	__u64 busy_poll_ns;	/* ctx->napi_busy_poll_dt */
+	__u8 supported;		/* kernel has io_uring NAPI (6.9+) */
+	__u8 enabled;		/* what fdinfo prints as "NAPI: enabled" */
+	__u8 prefer;		/* ctx->napi_prefer_busy_poll */
+	__u8 track_mode;	/* UT_TRACK_* */
+	__u32 pad;
+};
+
+/*
+ * Per-ring statistics, value of the "rings" hash map. Counters only grow;
+ * user space takes differences. Updated from several CPUs at once, so every
+ * counter is bumped with an atomic add.
+ */
+struct ut_ring_stats {
+	__u64 created_ns;	/* bpf_ktime_get_ns() when the entry was made */
+	__u32 tgid;		/* creator, 0 if the ring predates the programs */
+	__u32 setup_flags;
+
+	__u64 waits;		/* io_uring_cqring_wait: the task had to wait */
+	__u64 waits_nosleep;	/* ... and had its events before it slept */
+	__u64 busy_windows;	/* waits that busy-polled NAPI first */
+	__u64 busy_paid;	/* ... and were satisfied without sleeping */
+	__u64 busy_ns;		/* sum of busy-poll window durations */
+	__u64 busy_hist[UT_HIST_SLOTS];
+
+	__u32 napi_ids[UT_MAX_NAPI_IDS];	/* seen on the ring's sockets */
+	__u32 last_napi_id;			/* fast path: same as last time */
+	__u32 napi_ids_overflow;		/* distinct IDs beyond the array */
+	__u64 napi_ids_changed_ns;		/* when napi_ids last grew */
+
+	struct ut_napi_state napi;	/* as of the last wait or register */
+};
+
+enum ut_event_type {
+	UT_EV_RING_CREATE = 1,	/* io_uring_create */
+	UT_EV_NAPI_REGISTER = 2,	/* IORING_(UN)REGISTER_NAPI on a ring */
+};
+
+/* The one ring-buffer record; fields not used by a type are zero. */
+struct ut_event {
+	__u32 type;
+	__u32 tgid;
+	__u32 tid;
+	__s32 fd;		/* RING_CREATE: the new ring's fd */
+	__u64 ctx;
+	__u64 ts_ns;
+	__u64 start_boottime;	/* RING_CREATE: process start, as in ut_ring_rec */
+	__u32 setup_flags;
+	__u32 opcode;		/* NAPI_REGISTER: 27 register, 28 unregister */
+	__s64 ret;		/* NAPI_REGISTER: the call's result */
+	struct ut_napi_state napi;	/* the ring's NAPI state after the event */
+	char comm[UT_COMM_LEN];	/* process (thread-group leader) name */
+};
+
+/* One ring found by the task_file iterator (rings_iter). */
+struct ut_ring_rec {
+	__u64 ctx;
+	__u64 ino;		/* the ring file's inode number */
+	__u64 start_boottime;	/* process start, ns since boot (/proc stat field 22) */
+	__u32 tgid;
+	__s32 fd;
+	__u32 setup_flags;
+	__u32 n_kernel_ids;	/* entries in the kernel's napi_list (may exceed the array) */
+	__u32 kernel_napi_ids[UT_MAX_NAPI_IDS];
+	struct ut_napi_state napi;
+	char comm[UT_COMM_LEN];
+};
+
+#endif /* UT_URINGTUNE_H */

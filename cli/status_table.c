@@ -1,0 +1,482 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Render the daemon's status reply as an aligned text table. */
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "status_table.h"
+
+enum st_col {
+	COL_PID,
+	COL_COMM,
+	COL_FD,
+	COL_FLAGS,
+	COL_NAPI,
+	COL_BUSY_POLL,
+	COL_TRACK,
+	COL_IDS,
+	COL_WAITS,
+	COL_NOSLEEP,
+	COL_BP_HIT,
+	COL_MANAGED,
+	COL_TUNABLE,	/* last: free text, never padded */
+	NR_COLS,
+};
+
+static const char *const st_col_names[NR_COLS] = {
+	[COL_PID] = "PID",
+	[COL_COMM] = "COMM",
+	[COL_FD] = "FD",
+	[COL_FLAGS] = "FLAGS",
+	[COL_NAPI] = "NAPI",
+	[COL_BUSY_POLL] = "BUSY_POLL",
+	[COL_TRACK] = "TRACK",
+	[COL_IDS] = "IDS",
+	[COL_WAITS] = "WAITS",
+	[COL_NOSLEEP] = "NOSLEEP",
+	[COL_BP_HIT] = "BP_HIT",
+	[COL_MANAGED] = "MANAGED",
+	[COL_TUNABLE] = "TUNABLE",
+};
+
+#define COL_GAP	2
+
+struct st_row {
+	int64_t pid;	/* sort keys; INT64_MIN when the daemon omitted them */
+	int64_t fd;
+	size_t idx;	/* position in the reply: makes the sort total */
+	char *cell[NR_COLS];
+};
+
+/* growable string; @oom latches so callers check once at the end */
+struct st_buf {
+	char *p;
+	size_t len;
+	size_t cap;
+	bool oom;
+};
+
+static void sb_reserve(struct st_buf *sb, size_t more)
+{
+	size_t cap;
+	char *p;
+
+	if (sb->oom || sb->len + more + 1 <= sb->cap)
+		return;
+	cap = sb->cap ? sb->cap : 32;
+	while (cap < sb->len + more + 1)
+		cap *= 2;
+	p = realloc(sb->p, cap);
+	if (!p) {
+		sb->oom = true;
+		return;
+	}
+	sb->p = p;
+	sb->cap = cap;
+}
+
+static void sb_add(struct st_buf *sb, const char *s, size_t n)
+{
+	sb_reserve(sb, n);
+	if (sb->oom)
+		return;
+	memcpy(sb->p + sb->len, s, n);
+	sb->len += n;
+	sb->p[sb->len] = '\0';
+}
+
+static void sb_adds(struct st_buf *sb, const char *s)
+{
+	sb_add(sb, s, strlen(s));
+}
+
+static void sb_add_esc(struct st_buf *sb, const char *s, size_t len, bool quote)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char x[4] = { '\\', 'x', hex[c >> 4], hex[c & 0xf] };
+
+		if (c == '\n')
+			sb_add(sb, "\\n", 2);
+		else if (c == '\t')
+			sb_add(sb, "\\t", 2);
+		else if (quote && (c == '\\' || c == '"')) {
+			x[1] = (char)c;
+			sb_add(sb, x, 2);
+		} else if (c < 0x20 || c >= 0x7f)
+			/* non-ASCII too: keeps widths exact and terminals inert */
+			sb_add(sb, x, 4);
+		else
+			sb_add(sb, (const char *)&s[i], 1);
+	}
+}
+
+/* hand over the string; NULL when any step ran out of memory */
+static char *sb_take(struct st_buf *sb)
+{
+	sb_reserve(sb, 0);
+	if (sb->oom) {
+		free(sb->p);
+		sb->p = NULL;
+	}
+	return sb->p;
+}
+
+char *cli_escape(const char *s, size_t len, bool quote)
+{
+	struct st_buf sb = { 0 };
+
+	sb_add_esc(&sb, s, len, quote);
+	return sb_take(&sb);
+}
+
+static char *st_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static char *st_strf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
+}
+
+/* NULL unless @o is an object holding @key with a non-null value */
+static struct json_object *st_get(struct json_object *o, const char *key)
+{
+	struct json_object *v;
+
+	if (!o || !json_object_is_type(o, json_type_object))
+		return NULL;
+	if (!json_object_object_get_ex(o, key, &v))
+		return NULL;
+	return v;	/* a JSON null is a NULL json_object */
+}
+
+static bool st_get_i64(struct json_object *o, const char *key, int64_t *val)
+{
+	struct json_object *v = st_get(o, key);
+
+	if (!json_object_is_type(v, json_type_int))
+		return false;
+	*val = json_object_get_int64(v);
+	return true;
+}
+
+/* counters are u64 in the BPF maps; json-c keeps them unsigned above INT64_MAX */
+static bool st_get_u64(struct json_object *o, const char *key, uint64_t *val)
+{
+	struct json_object *v = st_get(o, key);
+
+	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
+		return false;
+	*val = json_object_get_uint64(v);
+	return true;
+}
+
+static bool st_get_num(struct json_object *o, const char *key, double *val)
+{
+	struct json_object *v = st_get(o, key);
+
+	if (!json_object_is_type(v, json_type_double) &&
+	    !json_object_is_type(v, json_type_int))
+		return false;
+	*val = json_object_get_double(v);
+	return isfinite(*val);
+}
+
+/* -1 when missing or not a boolean */
+static int st_get_bool(struct json_object *o, const char *key)
+{
+	struct json_object *v = st_get(o, key);
+
+	if (!json_object_is_type(v, json_type_boolean))
+		return -1;
+	return json_object_get_boolean(v);
+}
+
+/* escaped copy of a string field, or NULL (missing, wrong type or ENOMEM) */
+static char *st_get_esc(struct json_object *o, const char *key, bool quote)
+{
+	struct json_object *v = st_get(o, key);
+
+	if (!json_object_is_type(v, json_type_string))
+		return NULL;
+	return cli_escape(json_object_get_string(v), json_object_get_string_len(v), quote);
+}
+
+static char *st_dash(void)
+{
+	return strdup("-");
+}
+
+static char *st_percent(double frac)
+{
+	return st_strf("%.1f%%", frac * 100.0);
+}
+
+static char *st_cell_flags(struct json_object *ring)
+{
+	struct json_object *arr = st_get(ring, "setup_flags");
+	struct st_buf sb = { 0 };
+	size_t n = 0;
+	uint64_t raw;
+
+	if (json_object_is_type(arr, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			struct json_object *f = json_object_array_get_idx(arr, i);
+
+			if (!json_object_is_type(f, json_type_string))
+				continue;
+			if (n++)
+				sb_add(&sb, ",", 1);
+			sb_add_esc(&sb, json_object_get_string(f),
+				   json_object_get_string_len(f), true);
+		}
+	} else if (st_get_u64(ring, "setup_flags_raw", &raw) && raw) {
+		/* an older or leaner daemon: the bits are better than nothing */
+		free(sb.p);
+		return st_strf("0x%" PRIx64, raw);
+	}
+	if (!n) {
+		free(sb.p);
+		return st_dash();
+	}
+	return sb_take(&sb);
+}
+
+static char *st_cell_ids(struct json_object *ring)
+{
+	struct json_object *arr = st_get(ring, "napi_ids");
+	struct st_buf sb = { 0 };
+	size_t n = 0;
+
+	if (json_object_is_type(arr, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(arr); i++) {
+			struct json_object *id = json_object_array_get_idx(arr, i);
+			char num[24];
+
+			if (!json_object_is_type(id, json_type_int))
+				continue;
+			snprintf(num, sizeof(num), "%" PRId64, json_object_get_int64(id));
+			if (n++)
+				sb_add(&sb, ",", 1);
+			sb_adds(&sb, num);
+		}
+	}
+	if (!n) {
+		free(sb.p);
+		return st_dash();
+	}
+	return sb_take(&sb);
+}
+
+static char *st_cell_tunable(struct json_object *ring)
+{
+	struct json_object *reason = st_get(ring, "reason");
+	struct st_buf sb = { 0 };
+
+	switch (st_get_bool(ring, "tunable")) {
+	case 1:
+		return strdup("yes");
+	case 0:
+		sb_adds(&sb, "no");
+		if (json_object_is_type(reason, json_type_string) &&
+		    json_object_get_string_len(reason)) {
+			sb_adds(&sb, ": ");
+			/* prose from the daemon: keep its quotes readable */
+			sb_add_esc(&sb, json_object_get_string(reason),
+				   json_object_get_string_len(reason), false);
+		}
+		return sb_take(&sb);
+	default:
+		return st_dash();
+	}
+}
+
+static void st_row_free(struct st_row *row)
+{
+	for (int c = 0; c < NR_COLS; c++)
+		free(row->cell[c]);
+}
+
+static int st_row_fill(struct st_row *row, struct json_object *ring)
+{
+	struct json_object *napi = st_get(ring, "napi");
+	struct json_object *waits = st_get(ring, "waits");
+	struct json_object *bp = st_get(ring, "busy_poll");
+	uint64_t total, no_sleep, us;
+	int enabled;
+	double rate;
+	char **cell = row->cell;
+
+	if (st_get_i64(ring, "pid", &row->pid))
+		cell[COL_PID] = st_strf("%" PRId64, row->pid);
+	else
+		row->pid = INT64_MIN;
+	if (st_get_i64(ring, "fd", &row->fd))
+		cell[COL_FD] = st_strf("%" PRId64, row->fd);
+	else
+		row->fd = INT64_MIN;
+
+	cell[COL_COMM] = st_get_esc(ring, "comm", true);
+	cell[COL_FLAGS] = st_cell_flags(ring);
+
+	enabled = st_get_bool(napi, "enabled");
+	if (enabled >= 0)
+		cell[COL_NAPI] = strdup(enabled ? "on" : "off");
+	if (enabled > 0 && st_get_u64(napi, "busy_poll_us", &us))
+		cell[COL_BUSY_POLL] = st_strf("%" PRIu64 "us", us);
+	cell[COL_TRACK] = st_get_esc(napi, "tracking", true);
+	cell[COL_IDS] = st_cell_ids(ring);
+
+	if (st_get_u64(waits, "total", &total)) {
+		cell[COL_WAITS] = st_strf("%" PRIu64, total);
+		if (total && st_get_u64(waits, "no_sleep", &no_sleep))
+			cell[COL_NOSLEEP] = st_percent((double)no_sleep / (double)total);
+	}
+	/* hit_rate is null when no busy-poll window was seen */
+	if (st_get_num(bp, "hit_rate", &rate))
+		cell[COL_BP_HIT] = st_percent(rate);
+
+	cell[COL_MANAGED] = st_get_esc(ring, "managed_by", true);
+	cell[COL_TUNABLE] = st_cell_tunable(ring);
+
+	/* whatever is still empty was missing (or allocation failed) */
+	for (int c = 0; c < NR_COLS; c++) {
+		if (!cell[c])
+			cell[c] = st_dash();
+		if (!cell[c])
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int st_row_cmp(const void *a, const void *b)
+{
+	const struct st_row *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->fd != y->fd)
+		return x->fd < y->fd ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE *out)
+{
+	char *mode = st_get_esc(daemon, "mode", true);
+	char *kernel = st_get_esc(daemon, "kernel", true);
+	int64_t pid;
+	uint64_t rings, lost;
+
+	fprintf(out, "uringtuned ");
+	if (st_get_i64(daemon, "pid", &pid))
+		fprintf(out, "%" PRId64, pid);
+	else
+		fputc('?', out);
+	fprintf(out, ", mode %s, kernel %s", mode ? mode : "?", kernel ? kernel : "?");
+	/* the daemon's own count; the list is the fallback for older daemons */
+	if (!st_get_u64(daemon, "rings", &rings))
+		rings = nr_listed;
+	fprintf(out, ", %" PRIu64 " ring%s", rings, rings == 1 ? "" : "s");
+	if (st_get_bool(daemon, "napi_supported") == 0)
+		fprintf(out, ", NAPI unsupported by this kernel");
+	if (st_get_u64(daemon, "events_lost", &lost) && lost)
+		fprintf(out, ", %" PRIu64 " event%s lost", lost, lost == 1 ? "" : "s");
+	fputc('\n', out);
+
+	free(mode);
+	free(kernel);
+}
+
+static void st_print_line(char *const cell[NR_COLS], const int width[NR_COLS], FILE *out)
+{
+	for (int c = 0; c < NR_COLS - 1; c++)
+		fprintf(out, "%-*s", width[c] + COL_GAP, cell[c]);
+	fprintf(out, "%s\n", cell[NR_COLS - 1]);
+}
+
+int status_table_print(struct json_object *reply, FILE *out, const char **why)
+{
+	struct json_object *daemon, *rings;
+	struct st_row *rows = NULL;
+	int width[NR_COLS];
+	size_t nr = 0, n;
+	int err = 0;
+
+	if (!json_object_is_type(reply, json_type_object)) {
+		*why = "not a JSON object";
+		return -EINVAL;
+	}
+	daemon = st_get(reply, "daemon");
+	if (daemon && !json_object_is_type(daemon, json_type_object)) {
+		*why = "\"daemon\" is not an object";
+		return -EINVAL;
+	}
+	rings = st_get(reply, "rings");
+	if (!json_object_is_type(rings, json_type_array)) {
+		*why = "no \"rings\" array";
+		return -EINVAL;
+	}
+
+	/* build every cell first: a bad reply prints nothing, widths need all rows */
+	n = json_object_array_length(rings);
+	if (n) {
+		rows = calloc(n, sizeof(*rows));
+		if (!rows)
+			return -ENOMEM;
+	}
+	for (; nr < n; nr++) {
+		struct json_object *ring = json_object_array_get_idx(rings, nr);
+
+		if (!json_object_is_type(ring, json_type_object)) {
+			*why = "an entry of \"rings\" is not an object";
+			err = -EINVAL;
+			goto out;
+		}
+		rows[nr].idx = nr;
+		err = st_row_fill(&rows[nr], ring);
+		if (err) {
+			nr++;	/* free what this row got */
+			goto out;
+		}
+	}
+	if (nr)
+		qsort(rows, nr, sizeof(*rows), st_row_cmp);
+
+	for (int c = 0; c < NR_COLS; c++) {
+		width[c] = (int)strlen(st_col_names[c]);
+		for (size_t i = 0; i < nr; i++) {
+			size_t w = strlen(rows[i].cell[c]);
+
+			if (w > (size_t)width[c])
+				width[c] = w > INT32_MAX / 2 ? INT32_MAX / 2 : (int)w;
+		}
+	}
+
+	st_print_summary(daemon, nr, out);
+	if (!nr) {
+		fprintf(out, "no io_uring rings\n");
+	} else {
+		st_print_line((char *const *)st_col_names, width, out);
+		for (size_t i = 0; i < nr; i++)
+			st_print_line(rows[i].cell, width, out);
+	}
+	if (ferror(out))
+		err = -EIO;
+out:
+	for (size_t i = 0; i < nr; i++)
+		st_row_free(&rows[i]);
+	free(rows);
+	return err;
+}

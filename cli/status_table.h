@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * `uringtune status` as a human table, rendered from the daemon's parsed
+ * JSON reply. Pure: no I/O but the FILE * it is given, so unit tests can
+ * render fixtures into a memstream.
+ */
+#ifndef UT_CLI_STATUS_TABLE_H
+#define UT_CLI_STATUS_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+/*
+ * Escape @len bytes of @s so they print on one line of a terminal as plain
+ * ASCII: \n, \t, and \xNN for other control and all non-ASCII bytes; with
+ * @quote also \\ and \" (for names, where the reader must be able to tell
+ * every byte apart). Returns a malloc'ed string or NULL on ENOMEM.
+ */
+char *cli_escape(const char *s, size_t len, bool quote);
+
+/*
+ * Print the summary line and the ring table for @reply (the daemon's
+ * "status" reply) to @out. Fields the daemon omits print as "-" (or "?" in
+ * the summary); unknown fields are ignored. Returns 0, -ENOMEM, -EIO when
+ * writing @out failed, or -EINVAL when @reply has the wrong shape: then
+ * nothing was printed and *why says what is wrong.
+ */
+int status_table_print(struct json_object *reply, FILE *out, const char **why);
+
+#endif /* UT_CLI_STATUS_TABLE_H */

@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The control socket server. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <json-c/json.h>
+
+#include "control.h"
+#include "inventory.h"
+#include "log.h"
+#include "status_json.h"
+
+#define REQUEST_MAX	4096
+
+static int mkdir_parents(const char *path)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *p;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int control_listen(const char *path, char *err, size_t errlen)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd, ret;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	ret = mkdir_parents(path);
+	if (ret) {
+		snprintf(err, errlen, "control socket %s: cannot create its directory: %s",
+			 path, strerror(-ret));
+		return ret;
+	}
+
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "control socket: %s", strerror(-ret));
+		return ret;
+	}
+
+	/* a socket file left by a dead daemon refuses connections: replace it */
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+		snprintf(err, errlen, "control socket %s: another uringtuned is already "
+			 "listening there", path);
+		ret = -EADDRINUSE;
+		goto fail;
+	}
+	if (errno == ECONNREFUSED)
+		unlink(path);
+
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
+	    listen(fd, 16)) {
+		ret = -errno;
+		snprintf(err, errlen, "control socket %s: %s", path, strerror(-ret));
+		goto fail;
+	}
+	return fd;
+
+fail:
+	close(fd);
+	return ret;
+}
+
+void control_close(int fd, const char *path)
+{
+	if (fd >= 0) {
+		close(fd);
+		unlink(path);
+	}
+}
+
+static __attribute__((format(printf, 1, 2))) char *error_reply(const char *fmt, ...)
+{
+	struct json_object *o = json_object_new_object();
+	char msg[256];
+	va_list ap;
+	char *out;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	json_object_object_add(o, "error", json_object_new_string(msg));
+	out = strdup(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+	json_object_put(o);
+	return out;
+}
+
+char *control_handle(struct ut_daemon *d, const char *request)
+{
+	struct json_object *req, *cmd_obj, *reply;
+	const char *cmd;
+	char *out;
+
+	req = json_tokener_parse(request);
+	if (!req || !json_object_is_type(req, json_type_object)) {
+		json_object_put(req);
+		return error_reply("malformed request: expected a JSON object like "
+				   "{\"cmd\":\"status\"}, got '%.64s'", request);
+	}
+	if (!json_object_object_get_ex(req, "cmd", &cmd_obj) ||
+	    !json_object_is_type(cmd_obj, json_type_string)) {
+		json_object_put(req);
+		return error_reply("malformed request: no \"cmd\" string");
+	}
+	cmd = json_object_get_string(cmd_obj);
+	if (strcmp(cmd, "status") == 0) {
+		inventory_refresh_stats(d);
+		reply = status_json(d);
+		out = strdup(json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN));
+		json_object_put(reply);
+	} else {
+		out = error_reply("unknown command '%.64s' (known: status)", cmd);
+	}
+	json_object_put(req);
+	return out;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void control_serve_one(int listen_fd, struct ut_daemon *d)
+{
+	/* a stuck client must not stall the daemon for long */
+	struct timeval rcv = { .tv_sec = 1 }, snd = { .tv_sec = 5 };
+	char req[REQUEST_MAX];
+	size_t have = 0;
+	char *reply;
+	int fd, ret;
+
+	fd = accept4(listen_fd, NULL, NULL, SOCK_CLOEXEC);
+	if (fd < 0) {
+		if (errno != EAGAIN && errno != EINTR)
+			log_warn("control socket: accept: %s", strerror(errno));
+		return;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv, sizeof(rcv));
+	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &snd, sizeof(snd));
+
+	/* one line, or everything until the client shuts down its side */
+	while (have < sizeof(req) - 1) {
+		ssize_t n = read(fd, req + have, sizeof(req) - 1 - have);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += n;
+		if (memchr(req + have - n, '\n', n))
+			break;
+	}
+	req[have] = '\0';
+
+	reply = control_handle(d, req);
+	if (!reply) {
+		log_err("control socket: out of memory answering a request");
+		goto out;
+	}
+	ret = write_all(fd, reply, strlen(reply));
+	if (!ret)
+		ret = write_all(fd, "\n", 1);
+	if (ret)
+		log_debug("control socket: client went away: %s", strerror(-ret));
+	free(reply);
+out:
+	close(fd);
+}

@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/* The daemon's state, shared by its parts; one instance, owned by main(). */
+#ifndef UT_DAEMON_H
+#define UT_DAEMON_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "registry.h"
+#include "trace.h"
+
+#define UT_VERSION	"0.1.0"
+
+struct ut_daemon {
+	const char *config_path;
+	struct ut_config cfg;
+	struct ut_registry reg;
+	struct ut_trace trace;
+	pid_t self_pid;
+	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
+	char kernel[65];		/* uname -r */
+
+	/* last sweep, for status and metrics */
+	uint64_t sweeps;
+	uint64_t last_sweep_us;
+	int ring_map_entries;
+};
+
+#endif /* UT_DAEMON_H */

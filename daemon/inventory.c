@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The registry's feed: events, sweeps and statistics from napi_trace. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "inventory.h"
+#include "log.h"
+#include "setup_flags.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	/* CLOCK_MONOTONIC is bpf_ktime_get_ns()'s clock */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* inode of the ring's file; 0 if the process or fd is already gone */
+static uint64_t ring_ino(pid_t pid, int fd)
+{
+	char path[64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
+	if (stat(path, &st))
+		return 0;
+	return st.st_ino;
+}
+
+int inventory_on_event(const struct ut_event *ev, void *arg)
+{
+	struct ut_daemon *d = arg;
+	struct ut_ring *ring;
+	char flags[160];
+
+	switch (ev->type) {
+	case UT_EV_RING_CREATE:
+		ring = registry_on_create(&d->reg, ev, ring_ino(ev->tgid, ev->fd));
+		if (!ring) {
+			log_err("out of memory for ring pid=%u fd=%d", ev->tgid, ev->fd);
+			break;
+		}
+		log_debug("new ring: pid=%u comm=%.16s fd=%d flags=%s", ev->tgid,
+			  ev->comm, ev->fd, setup_flags_str(ev->setup_flags, flags, sizeof(flags)));
+		break;
+	case UT_EV_NAPI_REGISTER:
+		if (registry_on_napi_register(&d->reg, ev, d->self_pid)) {
+			ring = registry_find(&d->reg, ev->ctx);
+			log_info("ring pid=%d comm=%.16s fd=%d: the application %s NAPI busy polling "
+				 "itself (busy_poll %lluus, prefer %s): it manages this ring",
+				 ring->holder.pid, ring->holder.comm, ring->holder.fd,
+				 ev->opcode == 27 ? "registered" : "unregistered",
+				 (unsigned long long)ev->napi.busy_poll_ns / 1000,
+				 ev->napi.prefer ? "on" : "off");
+		}
+		break;
+	default:
+		log_debug("unknown event type %u ignored", ev->type);
+	}
+	return 0;
+}
+
+struct sweep_ctx {
+	struct ut_daemon *d;
+	uint64_t now;
+	size_t found_new;
+};
+
+static void on_rec(const struct ut_ring_rec *rec, void *arg)
+{
+	struct sweep_ctx *sc = arg;
+
+	if (registry_sweep_record(&sc->d->reg, rec, sc->now)) {
+		sc->found_new++;
+		log_debug("found ring: pid=%u comm=%.16s fd=%d", rec->tgid, rec->comm, rec->fd);
+	}
+}
+
+static void on_remove(const struct ut_ring *ring, void *arg)
+{
+	(void)arg;
+	log_debug("ring gone: pid=%d comm=%s fd=%d", ring->holder.pid,
+		  ring->holder.comm, ring->holder.fd);
+}
+
+static bool keep_ctx(uint64_t ctx, void *arg)
+{
+	struct ut_daemon *d = arg;
+
+	return registry_find(&d->reg, ctx) != NULL;
+}
+
+int inventory_sweep(struct ut_daemon *d)
+{
+	struct sweep_ctx sc = { .d = d, .now = now_ns() };
+	uint64_t t0 = sc.now;
+	int n, left;
+
+	registry_sweep_begin(&d->reg);
+	n = trace_sweep(&d->trace, on_rec, &sc);
+	if (n < 0) {
+		/* without a complete inventory nothing may be dropped */
+		log_err("sweeping io_uring rings failed: %s", strerror(-n));
+		return n;
+	}
+	registry_sweep_end(&d->reg, t0, on_remove, NULL);
+
+	left = trace_prune(&d->trace, keep_ctx, d, t0);
+	if (left >= 0)
+		d->ring_map_entries = left;
+	d->sweeps++;
+	d->last_sweep_us = (now_ns() - t0) / 1000;
+	if (sc.found_new)
+		log_debug("sweep found %zu new rings", sc.found_new);
+	return 0;
+}
+
+void inventory_refresh_stats(struct ut_daemon *d)
+{
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(&d->reg, i, ring)
+		ring->have_stats = trace_ring_stats(&d->trace, ring->ctx, &ring->stats) == 0;
+}

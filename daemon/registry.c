@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The ring registry: a hash of rings by kernel address, and its reconciliation. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "registry.h"
+
+#define REGISTRY_MIN_CAP	64
+
+static size_t slot_of(uint64_t ctx, size_t cap)
+{
+	/* ring addresses are slab-aligned: mix the bits before masking */
+	ctx ^= ctx >> 33;
+	ctx *= 0xff51afd7ed558ccdULL;
+	ctx ^= ctx >> 33;
+	return ctx & (cap - 1);
+}
+
+int registry_init(struct ut_registry *reg)
+{
+	memset(reg, 0, sizeof(*reg));
+	reg->slots = calloc(REGISTRY_MIN_CAP, sizeof(*reg->slots));
+	if (!reg->slots)
+		return -ENOMEM;
+	reg->cap = REGISTRY_MIN_CAP;
+	return 0;
+}
+
+void registry_free(struct ut_registry *reg)
+{
+	for (size_t i = 0; i < reg->cap; i++)
+		free(reg->slots[i]);
+	free(reg->slots);
+	memset(reg, 0, sizeof(*reg));
+}
+
+struct ut_ring *registry_find(const struct ut_registry *reg, uint64_t ctx)
+{
+	size_t i = slot_of(ctx, reg->cap);
+
+	while (reg->slots[i]) {
+		if (reg->slots[i]->ctx == ctx)
+			return reg->slots[i];
+		i = (i + 1) & (reg->cap - 1);
+	}
+	return NULL;
+}
+
+static void insert_slot(struct ut_ring **slots, size_t cap, struct ut_ring *ring)
+{
+	size_t i = slot_of(ring->ctx, cap);
+
+	while (slots[i])
+		i = (i + 1) & (cap - 1);
+	slots[i] = ring;
+}
+
+static int grow(struct ut_registry *reg)
+{
+	size_t cap = reg->cap * 2;
+	struct ut_ring **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < reg->cap; i++)
+		if (reg->slots[i])
+			insert_slot(slots, cap, reg->slots[i]);
+	free(reg->slots);
+	reg->slots = slots;
+	reg->cap = cap;
+	return 0;
+}
+
+struct ut_ring *registry_add(struct ut_registry *reg, uint64_t ctx)
+{
+	struct ut_ring *ring;
+
+	if (!ctx)
+		return NULL;
+	ring = registry_find(reg, ctx);
+	if (ring)
+		return ring;
+	/* keep the load under 70% so probes stay short */
+	if ((reg->count + 1) * 10 > reg->cap * 7 && grow(reg))
+		return NULL;
+	ring = calloc(1, sizeof(*ring));
+	if (!ring)
+		return NULL;
+	ring->ctx = ctx;
+	ring->holder.fd = -1;
+	insert_slot(reg->slots, reg->cap, ring);
+	reg->count++;
+	return ring;
+}
+
+void registry_remove(struct ut_registry *reg, uint64_t ctx)
+{
+	size_t mask = reg->cap - 1;
+	size_t i = slot_of(ctx, reg->cap);
+	size_t j;
+
+	while (reg->slots[i] && reg->slots[i]->ctx != ctx)
+		i = (i + 1) & mask;
+	if (!reg->slots[i])
+		return;
+	free(reg->slots[i]);
+	reg->slots[i] = NULL;
+	reg->count--;
+
+	/* backward-shift deletion: no tombstones, probes stay exact */
+	for (j = (i + 1) & mask; reg->slots[j]; j = (j + 1) & mask) {
+		size_t home = slot_of(reg->slots[j]->ctx, reg->cap);
+
+		/* move slot j into the hole at i unless its home lies in (i, j] */
+		if ((j > i && (home <= i || home > j)) ||
+		    (j < i && (home <= i && home > j))) {
+			reg->slots[i] = reg->slots[j];
+			reg->slots[j] = NULL;
+			i = j;
+		}
+	}
+}
+
+static int cmp_ring(const void *a, const void *b)
+{
+	const struct ut_ring *x = *(const struct ut_ring *const *)a;
+	const struct ut_ring *y = *(const struct ut_ring *const *)b;
+
+	if (x->holder.pid != y->holder.pid)
+		return x->holder.pid < y->holder.pid ? -1 : 1;
+	if (x->holder.fd != y->holder.fd)
+		return x->holder.fd < y->holder.fd ? -1 : 1;
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+struct ut_ring **registry_sorted(const struct ut_registry *reg, size_t *n)
+{
+	struct ut_ring **out = malloc((reg->count ? reg->count : 1) * sizeof(*out));
+	struct ut_ring *ring;
+	size_t i, k = 0;
+
+	if (!out)
+		return NULL;
+	registry_for_each(reg, i, ring)
+		out[k++] = ring;
+	qsort(out, k, sizeof(*out), cmp_ring);
+	*n = k;
+	return out;
+}
+
+static void holder_from_rec(struct ut_holder *h, const struct ut_ring_rec *rec)
+{
+	h->pid = rec->tgid;
+	h->fd = rec->fd;
+	h->ino = rec->ino;
+	h->start_boottime = rec->start_boottime;
+	memcpy(h->comm, rec->comm, sizeof(h->comm));
+	h->comm[sizeof(h->comm) - 1] = '\0';
+}
+
+void registry_sweep_begin(struct ut_registry *reg)
+{
+	reg->gen++;
+}
+
+bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
+			   uint64_t now_ns)
+{
+	struct ut_ring *ring = registry_find(reg, rec->ctx);
+	bool found_new = false;
+
+	if (!ring) {
+		ring = registry_add(reg, rec->ctx);
+		if (!ring)
+			return false;
+		holder_from_rec(&ring->holder, rec);
+		ring->first_seen_ns = now_ns;
+		/* we never change a ring in observe mode: enabled means the app did it */
+		ring->managed_by = rec->napi.enabled ? UT_MANAGED_APP : UT_MANAGED_NONE;
+		found_new = true;
+	}
+	if (ring->sweep_gen != reg->gen) {
+		ring->sweep_gen = reg->gen;
+		ring->holder_seen = false;
+		ring->have_alt = false;
+	}
+	if (ring->holder.pid == (pid_t)rec->tgid && ring->holder.fd == rec->fd) {
+		/* the process may have renamed itself since */
+		holder_from_rec(&ring->holder, rec);
+		ring->holder_seen = true;
+	} else if (!ring->have_alt) {
+		/* forked child or SCM_RIGHTS receiver: used if the holder is gone */
+		holder_from_rec(&ring->alt, rec);
+		ring->have_alt = true;
+	}
+	ring->setup_flags = rec->setup_flags;
+	ring->napi = rec->napi;
+	memcpy(ring->kernel_napi_ids, rec->kernel_napi_ids, sizeof(ring->kernel_napi_ids));
+	ring->n_kernel_ids = rec->n_kernel_ids;
+	return found_new;
+}
+
+size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
+			  registry_remove_cb cb, void *arg)
+{
+	struct ut_ring *ring;
+	size_t i, removed = 0;
+
+	/* removal shifts slots backwards: restart the scan after each one */
+	for (i = 0; i < reg->cap; i++) {
+		ring = reg->slots[i];
+		if (!ring)
+			continue;
+		if (ring->sweep_gen == reg->gen) {
+			if (!ring->holder_seen && ring->have_alt)
+				ring->holder = ring->alt;
+			continue;
+		}
+		if (ring->first_seen_ns >= t0_ns)
+			continue;
+		if (cb)
+			cb(ring, arg);
+		registry_remove(reg, ring->ctx);
+		removed++;
+		i = (size_t)-1;
+	}
+	return removed;
+}
+
+struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_event *ev,
+				   uint64_t ino)
+{
+	struct ut_ring *ring = registry_find(reg, ev->ctx);
+
+	/* a new ring at a freed ring's address: start over */
+	if (ring)
+		registry_remove(reg, ev->ctx);
+	ring = registry_add(reg, ev->ctx);
+	if (!ring)
+		return NULL;
+	ring->holder.pid = ev->tgid;
+	ring->holder.fd = ev->fd;
+	ring->holder.ino = ino;
+	ring->holder.start_boottime = ev->start_boottime;
+	memcpy(ring->holder.comm, ev->comm, sizeof(ring->holder.comm));
+	ring->holder.comm[sizeof(ring->holder.comm) - 1] = '\0';
+	ring->setup_flags = ev->setup_flags;
+	ring->napi = ev->napi;
+	ring->first_seen_ns = ev->ts_ns;
+	ring->managed_by = UT_MANAGED_NONE;
+	return ring;
+}
+
+bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *ev,
+			       pid_t self_pid)
+{
+	struct ut_ring *ring = registry_find(reg, ev->ctx);
+
+	/* unknown ring: the next sweep brings it, with its state */
+	if (!ring)
+		return false;
+	ring->napi = ev->napi;
+	if ((pid_t)ev->tgid == self_pid || ev->ret != 0 ||
+	    ring->managed_by == UT_MANAGED_APP)
+		return false;
+	ring->managed_by = UT_MANAGED_APP;
+	return true;
+}

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The ring registry: every io_uring ring on the host that uringtuned knows
+ * of, keyed by the kernel's ring address. Fed by ring-buffer events (new
+ * rings, NAPI register calls) and reconciled with the kernel by periodic
+ * sweeps of the task_file iterator. No I/O here: callers bring the data.
+ */
+#ifndef UT_REGISTRY_H
+#define UT_REGISTRY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <linux/types.h>
+
+#include "uringtune.h"
+#include "tunable.h"
+
+struct ut_holder {
+	pid_t pid;
+	int fd;
+	uint64_t ino;
+	uint64_t start_boottime;
+	char comm[UT_COMM_LEN];
+};
+
+struct ut_ring {
+	uint64_t ctx;			/* key; never shown to users */
+	struct ut_holder holder;	/* the process and fd status shows */
+	uint32_t setup_flags;
+	struct ut_napi_state napi;	/* newest of sweep and register event */
+	uint32_t kernel_napi_ids[UT_MAX_NAPI_IDS];
+	uint32_t n_kernel_ids;
+	struct ut_ring_stats stats;	/* last copy of the BPF map value */
+	bool have_stats;
+	enum ut_managed_by managed_by;
+	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
+
+	/* sweep bookkeeping */
+	uint64_t sweep_gen;
+	bool holder_seen;
+	bool have_alt;
+	struct ut_holder alt;
+};
+
+struct ut_registry {
+	struct ut_ring **slots;		/* open addressing, linear probing */
+	size_t cap;			/* power of two */
+	size_t count;
+	uint64_t gen;			/* current sweep */
+};
+
+int registry_init(struct ut_registry *reg);
+void registry_free(struct ut_registry *reg);
+
+struct ut_ring *registry_find(const struct ut_registry *reg, uint64_t ctx);
+/* a zeroed ring with ctx set; NULL on allocation failure or ctx 0 */
+struct ut_ring *registry_add(struct ut_registry *reg, uint64_t ctx);
+void registry_remove(struct ut_registry *reg, uint64_t ctx);
+
+/* all rings sorted by pid, then fd; caller frees the array */
+struct ut_ring **registry_sorted(const struct ut_registry *reg, size_t *n);
+
+#define registry_for_each(reg, i, ring)					\
+	for ((i) = 0; (i) < (reg)->cap; (i)++)				\
+		if (((ring) = (reg)->slots[(i)]) != NULL)
+
+/*
+ * A sweep: begin, one record per (process, fd) holding a ring, end. Rings not
+ * found are removed unless they were first seen at or after t0_ns (the
+ * sweep's start), so a ring announced by an event during the sweep stays.
+ * Returns how many records named a ring the registry did not know.
+ */
+void registry_sweep_begin(struct ut_registry *reg);
+bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
+			   uint64_t now_ns);
+typedef void (*registry_remove_cb)(const struct ut_ring *ring, void *arg);
+size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
+			  registry_remove_cb cb, void *arg);
+
+/* io_uring_create event; ino from the caller's stat of /proc/PID/fd/FD (0 if unknown) */
+struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_event *ev,
+				   uint64_t ino);
+/*
+ * NAPI (un)register event. Returns true when it turns the ring into one its
+ * application manages (a successful call from a process other than self_pid).
+ */
+bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *ev,
+			       pid_t self_pid);
+
+#endif /* UT_REGISTRY_H */

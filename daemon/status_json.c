@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Building the status reply with json-c. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "setup_flags.h"
+#include "status_json.h"
+#include "tunable.h"
+
+const char *track_mode_name(uint8_t mode)
+{
+	switch (mode) {
+	case UT_TRACK_DYNAMIC:
+		return "dynamic";
+	case UT_TRACK_STATIC:
+		return "static";
+	default:
+		return "inactive";
+	}
+}
+
+static struct json_object *u64_json(uint64_t v)
+{
+	return json_object_new_uint64(v);
+}
+
+static struct json_object *ids_json(const uint32_t *ids, size_t n)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++)
+		if (ids[i])
+			json_object_array_add(a, json_object_new_int64(ids[i]));
+	return a;
+}
+
+static struct json_object *flags_json(uint32_t flags)
+{
+	struct json_object *a = json_object_new_array();
+	char unknown[16];
+
+	for (unsigned int bit = 0; bit < 32; bit++) {
+		const char *name;
+
+		if (!(flags & (1U << bit)))
+			continue;
+		name = setup_flag_name(bit);
+		if (!name) {
+			snprintf(unknown, sizeof(unknown), "0x%x", 1U << bit);
+			name = unknown;
+		}
+		json_object_array_add(a, json_object_new_string(name));
+	}
+	return a;
+}
+
+static struct json_object *napi_json(const struct ut_napi_state *n)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "enabled", json_object_new_boolean(n->enabled));
+	json_object_object_add(o, "busy_poll_us", u64_json(n->busy_poll_ns / 1000));
+	json_object_object_add(o, "prefer_busy_poll", json_object_new_boolean(n->prefer));
+	json_object_object_add(o, "tracking",
+			       json_object_new_string(n->enabled ? track_mode_name(n->track_mode) :
+						      "inactive"));
+	return o;
+}
+
+static struct json_object *waits_json(const struct ut_ring_stats *s)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "total", u64_json(s->waits));
+	json_object_object_add(o, "no_sleep", u64_json(s->waits_nosleep));
+	json_object_object_add(o, "slept", u64_json(s->waits - s->waits_nosleep));
+	return o;
+}
+
+static struct json_object *busy_json(const struct ut_ring_stats *s)
+{
+	struct json_object *o = json_object_new_object();
+	struct json_object *hist = json_object_new_array();
+
+	json_object_object_add(o, "windows", u64_json(s->busy_windows));
+	json_object_object_add(o, "paid_off", u64_json(s->busy_paid));
+	json_object_object_add(o, "hit_rate", s->busy_windows ?
+			       json_object_new_double((double)s->busy_paid / s->busy_windows) :
+			       NULL);
+	json_object_object_add(o, "time_ns", u64_json(s->busy_ns));
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		json_object_array_add(hist, u64_json(s->busy_hist[i]));
+	json_object_object_add(o, "hist_log2_ns", hist);
+	return o;
+}
+
+struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
+{
+	static const struct ut_ring_stats no_stats;
+	const struct ut_ring_stats *s = ring->have_stats ? &ring->stats : &no_stats;
+	struct json_object *o = json_object_new_object();
+	const char *reason;
+	bool tunable;
+
+	tunable = ring_tunable(ring->setup_flags, napi_supported, ring->managed_by, &reason);
+
+	json_object_object_add(o, "pid", json_object_new_int(ring->holder.pid));
+	json_object_object_add(o, "comm", json_object_new_string(ring->holder.comm));
+	json_object_object_add(o, "fd", json_object_new_int(ring->holder.fd));
+	json_object_object_add(o, "inode", u64_json(ring->holder.ino));
+	json_object_object_add(o, "setup_flags", flags_json(ring->setup_flags));
+	json_object_object_add(o, "setup_flags_raw", u64_json(ring->setup_flags));
+	json_object_object_add(o, "napi", napi_json(&ring->napi));
+	json_object_object_add(o, "napi_ids", ids_json(s->napi_ids, UT_MAX_NAPI_IDS));
+	json_object_object_add(o, "kernel_napi_ids",
+			       ids_json(ring->kernel_napi_ids,
+					ring->n_kernel_ids < UT_MAX_NAPI_IDS ?
+						ring->n_kernel_ids : UT_MAX_NAPI_IDS));
+	json_object_object_add(o, "waits", waits_json(s));
+	json_object_object_add(o, "busy_poll", busy_json(s));
+	json_object_object_add(o, "tunable", json_object_new_boolean(tunable));
+	json_object_object_add(o, "reason", json_object_new_string(reason));
+	json_object_object_add(o, "managed_by",
+			       json_object_new_string(managed_by_name(ring->managed_by)));
+	return o;
+}
+
+struct json_object *status_json(const struct ut_daemon *d)
+{
+	struct json_object *root = json_object_new_object();
+	struct json_object *daemon = json_object_new_object();
+	struct json_object *rings = json_object_new_array();
+	struct ut_ring **sorted;
+	size_t n = 0;
+
+	json_object_object_add(daemon, "pid", json_object_new_int(d->self_pid));
+	json_object_object_add(daemon, "version", json_object_new_string(UT_VERSION));
+	json_object_object_add(daemon, "mode", json_object_new_string(config_mode_name(d->cfg.mode)));
+	json_object_object_add(daemon, "kernel", json_object_new_string(d->kernel));
+	json_object_object_add(daemon, "napi_supported", json_object_new_boolean(d->napi_supported));
+	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
+	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));
+	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));
+	json_object_object_add(daemon, "ring_map_entries", json_object_new_int(d->ring_map_entries));
+	json_object_object_add(daemon, "ring_map_capacity", u64_json(d->cfg.max_rings));
+	json_object_object_add(daemon, "sweeps", u64_json(d->sweeps));
+	json_object_object_add(daemon, "last_sweep_us", u64_json(d->last_sweep_us));
+
+	sorted = registry_sorted(&d->reg, &n);
+	for (size_t i = 0; sorted && i < n; i++)
+		json_object_array_add(rings, ring_json(sorted[i], d->napi_supported));
+	free(sorted);
+
+	json_object_object_add(root, "version", json_object_new_int(1));
+	json_object_object_add(root, "daemon", daemon);
+	json_object_object_add(root, "rings", rings);
+	return root;
+}

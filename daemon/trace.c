@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Loading napi_trace and reading what it gathers. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "log.h"
+#include "napi_trace.skel.h"
+#include "trace.h"
+
+#define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
+#define KERNEL_MAX	"/sys/devices/system/cpu/kernel_max"
+
+/* libbpf speaks through our logger, and only when asked to be verbose */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	char buf[512];
+	size_t n;
+
+	if (level == LIBBPF_DEBUG || log_get_level() < LOG_DEBUG)
+		return 0;
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = strlen(buf);
+	if (n && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	log_debug("libbpf: %s", buf);
+	return 0;
+}
+
+/* MIN_NAPI_ID is NR_CPUS + 1; kernel_max is NR_CPUS - 1 */
+static unsigned int min_napi_id(void)
+{
+	unsigned int kmax = 255;
+	FILE *f = fopen(KERNEL_MAX, "re");
+
+	if (f) {
+		if (fscanf(f, "%u", &kmax) != 1)
+			kmax = 255;
+		fclose(f);
+	}
+	return kmax + 2;
+}
+
+bool trace_kernel_has_napi(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	bool found = false;
+	int id, i;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, "io_ring_ctx", BTF_KIND_STRUCT);
+	if (id > 0) {
+		t = btf__type_by_id(btf, id);
+		m = btf_members(t);
+		for (i = 0; i < btf_vlen(t) && !found; i++, m++) {
+			const char *name = btf__name_by_offset(btf, m->name_off);
+
+			found = name && (strcmp(name, "napi_busy_poll_dt") == 0 ||
+					 strcmp(name, "napi_busy_poll_to") == 0);
+		}
+	}
+	btf__free(btf);
+	return found;
+}
+
+static int on_sample(void *arg, void *data, size_t size)
+{
+	struct ut_trace *t = arg;
+	struct ut_event ev = {};
+
+	/* copy: the record may be shorter if the programs are older */
+	memcpy(&ev, data, size < sizeof(ev) ? size : sizeof(ev));
+	return t->event_cb(&ev, t->event_arg);
+}
+
+int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
+	       void *arg, char *err, size_t errlen)
+{
+	int ret;
+
+	memset(t, 0, sizeof(*t));
+	t->max_rings = max_rings;
+	t->event_cb = cb;
+	t->event_arg = arg;
+	libbpf_set_print(libbpf_print);
+
+	if (access(BTF_VMLINUX, R_OK)) {
+		snprintf(err, errlen, "this kernel has no BTF (%s: %s): uringtuned needs "
+			 "CONFIG_DEBUG_INFO_BTF=y to run its CO-RE BPF programs",
+			 BTF_VMLINUX, strerror(errno));
+		return -ENOTSUP;
+	}
+
+	t->skel = napi_trace_bpf__open();
+	if (!t->skel) {
+		ret = -errno;
+		snprintf(err, errlen, "opening BPF object napi_trace: %s", strerror(-ret));
+		return ret;
+	}
+	t->skel->rodata->min_napi_id = min_napi_id();
+	bpf_map__set_max_entries(t->skel->maps.rings, max_rings);
+
+	ret = napi_trace_bpf__load(t->skel);
+	if (ret) {
+		if (ret == -EPERM)
+			snprintf(err, errlen, "loading BPF programs was refused (EPERM): "
+				 "uringtuned needs root (CAP_BPF, CAP_PERFMON, CAP_SYS_PTRACE) "
+				 "and a kernel lockdown mode that allows BPF tracing");
+		else
+			snprintf(err, errlen, "loading BPF programs failed: %s "
+				 "(run with log_level = debug for the verifier's log)",
+				 strerror(-ret));
+		goto fail;
+	}
+
+	ret = napi_trace_bpf__attach(t->skel);
+	if (ret) {
+		snprintf(err, errlen, "attaching BPF programs to io_uring tracepoints failed: %s",
+			 strerror(-ret));
+		goto fail;
+	}
+
+	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_sample, t, NULL);
+	if (!t->rb) {
+		ret = -errno;
+		snprintf(err, errlen, "opening the BPF ring buffer: %s", strerror(-ret));
+		goto fail;
+	}
+	return 0;
+
+fail:
+	trace_close(t);
+	return ret;
+}
+
+void trace_close(struct ut_trace *t)
+{
+	ring_buffer__free(t->rb);
+	napi_trace_bpf__destroy(t->skel);
+	t->rb = NULL;
+	t->skel = NULL;
+}
+
+int trace_events_fd(const struct ut_trace *t)
+{
+	return ring_buffer__epoll_fd(t->rb);
+}
+
+int trace_consume(struct ut_trace *t)
+{
+	return ring_buffer__consume(t->rb);
+}
+
+int trace_sweep(struct ut_trace *t, trace_rec_cb cb, void *arg)
+{
+	struct ut_ring_rec recs[64];
+	size_t have = 0;
+	int fd, n = 0;
+	ssize_t r;
+
+	fd = bpf_iter_create(bpf_link__fd(t->skel->links.rings_iter));
+	if (fd < 0)
+		return -errno;
+
+	/* records never straddle reads badly: keep the remainder and go on */
+	for (;;) {
+		r = read(fd, (char *)recs + have, sizeof(recs) - have);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			n = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		have += r;
+		size_t whole = have / sizeof(recs[0]);
+
+		for (size_t i = 0; i < whole; i++, n++)
+			cb(&recs[i], arg);
+		have -= whole * sizeof(recs[0]);
+		memmove(recs, (char *)recs + whole * sizeof(recs[0]), have);
+	}
+	close(fd);
+	return n;
+}
+
+int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out)
+{
+	if (bpf_map__lookup_elem(t->skel->maps.rings, &ctx, sizeof(ctx), out,
+				 sizeof(*out), 0))
+		return -errno;
+	return 0;
+}
+
+int trace_prune(struct ut_trace *t, trace_keep_cb keep, void *arg, uint64_t t0_ns)
+{
+	int fd = bpf_map__fd(t->skel->maps.rings);
+	uint64_t key, next, *doomed;
+	struct ut_ring_stats val;
+	size_t n = 0, left = 0;
+	void *prev = NULL;
+
+	doomed = malloc(sizeof(*doomed) * t->max_rings);
+	if (!doomed)
+		return -ENOMEM;
+
+	/* collect first: deleting while walking restarts a hash map walk */
+	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+		key = next;
+		prev = &key;
+		if (bpf_map_lookup_elem(fd, &key, &val))
+			continue;
+		if (!keep(key, arg) && val.created_ns < t0_ns && n < t->max_rings)
+			doomed[n++] = key;
+		else
+			left++;
+	}
+	for (size_t i = 0; i < n; i++)
+		bpf_map_delete_elem(fd, &doomed[i]);
+	free(doomed);
+	return (int)left;
+}
+
+uint64_t trace_events_lost(const struct ut_trace *t)
+{
+	return __atomic_load_n(&t->skel->bss->events_lost, __ATOMIC_RELAXED);
+}
+
+uint64_t trace_rings_dropped(const struct ut_trace *t)
+{
+	return __atomic_load_n(&t->skel->bss->rings_dropped, __ATOMIC_RELAXED);
+}

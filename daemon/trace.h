@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The BPF edge of uringtuned: loads and attaches napi_trace, and gives the
+ * rest of the daemon its events, its inventory sweeps and its map values.
+ */
+#ifndef UT_TRACE_H
+#define UT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "uringtune.h"
+
+struct napi_trace_bpf;
+struct ring_buffer;
+
+typedef int (*trace_event_cb)(const struct ut_event *ev, void *arg);
+typedef void (*trace_rec_cb)(const struct ut_ring_rec *rec, void *arg);
+typedef bool (*trace_keep_cb)(uint64_t ctx, void *arg);
+
+struct ut_trace {
+	struct napi_trace_bpf *skel;
+	struct ring_buffer *rb;
+	unsigned int max_rings;
+	trace_event_cb event_cb;
+	void *event_arg;
+};
+
+/*
+ * Open, load and attach. On failure returns a negative errno and writes one
+ * line for the operator to err: what failed, why, and what to do.
+ */
+int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
+	       void *arg, char *err, size_t errlen);
+void trace_close(struct ut_trace *t);
+
+/* fd to poll for events, and draining them into the callback */
+int trace_events_fd(const struct ut_trace *t);
+int trace_consume(struct ut_trace *t);
+
+/* run the rings iterator: one callback per (process, fd) holding a ring */
+int trace_sweep(struct ut_trace *t, trace_rec_cb cb, void *arg);
+
+int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out);
+
+/*
+ * Delete map entries of rings that are gone: those keep() rejects and whose
+ * entry is older than t0_ns. Returns the number of entries left, or -errno.
+ */
+int trace_prune(struct ut_trace *t, trace_keep_cb keep, void *arg, uint64_t t0_ns);
+
+uint64_t trace_events_lost(const struct ut_trace *t);
+uint64_t trace_rings_dropped(const struct ut_trace *t);
+
+/* the kernel's io_uring has NAPI busy polling (6.9+), from its BTF */
+bool trace_kernel_has_napi(void);
+
+#endif /* UT_TRACE_H */

@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Whether a ring can be tuned from outside, and why not. */
+#include "tunable.h"
+#include "uring_abi.h"
+
+const char *managed_by_name(enum ut_managed_by m)
+{
+	switch (m) {
+	case UT_MANAGED_APP:
+		return "app";
+	case UT_MANAGED_URINGTUNE:
+		return "uringtune";
+	case UT_MANAGED_NONE:
+	default:
+		return "none";
+	}
+}
+
+bool ring_tunable(uint32_t setup_flags, bool napi_supported,
+		  enum ut_managed_by managed_by, const char **reason)
+{
+	/* the order puts the most fundamental obstacle first */
+	if (!napi_supported)
+		*reason = "this kernel has no io_uring NAPI busy polling (needs Linux 6.9+)";
+	else if (setup_flags & UT_SETUP_IOPOLL)
+		/* io_register_napi(): IOPOLL rings are refused with EINVAL */
+		*reason = "IOPOLL ring: the kernel refuses NAPI registration on polled-I/O rings (EINVAL)";
+	else if (setup_flags & UT_SETUP_DEFER_TASKRUN)
+		/* DEFER_TASKRUN requires SINGLE_ISSUER: same refusal */
+		*reason = "DEFER_TASKRUN ring: SINGLE_ISSUER rings refuse register calls from any task but their submitter (EEXIST)";
+	else if (setup_flags & UT_SETUP_SINGLE_ISSUER)
+		*reason = "SINGLE_ISSUER ring: the kernel refuses register calls from any task but its submitter (EEXIST)";
+	else if (setup_flags & UT_SETUP_REGISTERED_FD_ONLY)
+		*reason = "REGISTERED_FD_ONLY ring: it has no file descriptor another process could duplicate";
+	else if (managed_by == UT_MANAGED_APP)
+		*reason = "the application manages NAPI busy polling on this ring itself";
+	else {
+		*reason = "";
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Can uringtune change this ring's NAPI settings from outside? A pure
+ * function of what the kernel told us about the ring.
+ */
+#ifndef UT_TUNABLE_H
+#define UT_TUNABLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+enum ut_managed_by {
+	UT_MANAGED_NONE,	/* nobody registered NAPI on it */
+	UT_MANAGED_APP,		/* its application registers NAPI itself */
+	UT_MANAGED_URINGTUNE,	/* uringtune changed it */
+};
+
+const char *managed_by_name(enum ut_managed_by m);
+
+/*
+ * Returns true if uringtune may register NAPI on the ring through a
+ * pidfd_getfd copy of its fd. *reason is a static one-line explanation when
+ * it may not, "" when it may.
+ */
+bool ring_tunable(uint32_t setup_flags, bool napi_supported,
+		  enum ut_managed_by managed_by, const char **reason);
+
+#endif /* UT_TUNABLE_H */

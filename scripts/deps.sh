@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Install the Debian packages uringtune needs to build, run and test.
+# Idempotent: installs only what is missing. `--check` lists what is
+# missing and exits 1 if anything is, installing nothing.
+set -eu
+
+# build: compilers, BPF toolchain, libraries
+PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
+libsystemd-dev libinih-dev libjson-c-dev liburing-dev"
+# run and test: network namespaces, NIC offloads, JSON in shell tests, setpriv
+PKGS="$PKGS iproute2 ethtool jq util-linux procps"
+
+missing=""
+for p in $PKGS; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing="$missing $p"
+	fi
+done
+
+if [ -z "$missing" ]; then
+	exit 0
+fi
+
+if [ "${1:-}" = "--check" ]; then
+	echo "missing packages:$missing"
+	exit 1
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "deps: missing packages:$missing; run as root (sudo make ...) to install them" >&2
+	exit 1
+fi
+
+echo "deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing

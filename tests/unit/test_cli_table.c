@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `uringtune status` table rendering: fixture replies rendered into a
+ * memstream. Unit tests link the daemon's objects, not the CLI's, so the
+ * renderer is compiled in here directly.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <json-c/json.h>
+
+#include "../../cli/status_table.c"
+#include "unit.h"
+
+#define DAEMON_OK \
+	"\"daemon\":{\"pid\":123,\"mode\":\"observe\",\"kernel\":\"6.18.44\"," \
+	"\"napi_supported\":true,\"rings\":3,\"events_lost\":0}"
+
+#define RING_FULL \
+	"{\"pid\":4242,\"comm\":\"pingpong\",\"fd\":5,\"inode\":33445," \
+	"\"setup_flags\":[\"SINGLE_ISSUER\",\"DEFER_TASKRUN\"],\"setup_flags_raw\":12288," \
+	"\"napi\":{\"enabled\":true,\"busy_poll_us\":50,\"prefer_busy_poll\":false,\"tracking\":\"dynamic\"}," \
+	"\"napi_ids\":[257,258],\"kernel_napi_ids\":[257]," \
+	"\"waits\":{\"total\":20000,\"no_sleep\":19500,\"slept\":500}," \
+	"\"busy_poll\":{\"windows\":20000,\"paid_off\":19400,\"hit_rate\":0.97,\"time_ns\":1}," \
+	"\"tunable\":false,\"reason\":\"SINGLE_ISSUER ring: refused (EEXIST)\"," \
+	"\"managed_by\":\"none\",\"some_future_field\":{\"x\":[1,2]}}"
+
+/* last render: output text, return value and *why; freed by the next one */
+static char *out;
+static int ret;
+static const char *why;
+
+static void render(const char *json)
+{
+	struct json_object *reply;
+	size_t len;
+	FILE *f;
+
+	free(out);
+	out = NULL;
+	why = NULL;
+	reply = json_tokener_parse(json);
+	f = open_memstream(&out, &len);
+	if (!reply || !f) {
+		fprintf(stderr, "test_cli_table: bad fixture or memstream: %s\n", json);
+		exit(2);
+	}
+	ret = status_table_print(reply, f, &why);
+	fclose(f);
+	json_object_put(reply);
+}
+
+/* the @n-th line (0-based) of the output, or "" */
+static const char *line(int n)
+{
+	static char buf[4096];
+	const char *p = out, *e;
+
+	for (; n > 0 && p; n--) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p || !*p)
+		return "";
+	e = strchr(p, '\n');
+	if (!e)
+		e = p + strlen(p);
+	snprintf(buf, sizeof(buf), "%.*s", (int)(e - p), p);
+	return buf;
+}
+
+static int nr_lines(void)
+{
+	int n = 0;
+
+	for (const char *p = out; p && *p; p++)
+		n += *p == '\n';
+	return n;
+}
+
+UT_TEST(full_ring)
+{
+	render("{\"version\":1," DAEMON_OK ",\"rings\":[" RING_FULL "]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 3);
+	UT_ASSERT_STR_EQ(line(0), "uringtuned 123, mode observe, kernel 6.18.44, 3 rings");
+	UT_ASSERT_STR_EQ(line(1),
+		"PID   COMM      FD  FLAGS                        NAPI  BUSY_POLL  TRACK    "
+		"IDS      WAITS  NOSLEEP  BP_HIT  MANAGED  TUNABLE");
+	UT_ASSERT_STR_EQ(line(2),
+		"4242  pingpong  5   SINGLE_ISSUER,DEFER_TASKRUN  on    50us       dynamic  "
+		"257,258  20000  97.5%    97.0%   none     no: SINGLE_ISSUER ring: refused (EEXIST)");
+}
+
+/* quote, backslash, newline, tab, control and non-ASCII bytes: one line each */
+UT_TEST(comm_escaped)
+{
+	render("{" DAEMON_OK ",\"rings\":[{\"pid\":1,\"fd\":2,"
+	       "\"comm\":\"a\\\"b\\\\c\\nd\\te\\u0001f\\u007f\\u00e9\",\"tunable\":true}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 3);
+	UT_ASSERT_STR_CONTAINS(line(2), "  a\\\"b\\\\c\\nd\\te\\x01f\\x7f\\xc3\\xa9  2  ");
+}
+
+/* the daemon's prose keeps its quotes; control bytes still cannot break lines */
+UT_TEST(reason_escaped)
+{
+	render("{" DAEMON_OK ",\"rings\":[{\"pid\":1,\"fd\":2,\"tunable\":false,"
+	       "\"reason\":\"app set \\\"busy_poll\\\"\\nitself\"}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 3);
+	UT_ASSERT_STR_CONTAINS(line(2), "no: app set \"busy_poll\"\\nitself");
+}
+
+UT_TEST(dashes)
+{
+	render("{" DAEMON_OK ",\"rings\":[{\"pid\":7,\"comm\":\"idle\",\"fd\":3,"
+	       "\"setup_flags\":[],\"napi\":{\"enabled\":false,\"busy_poll_us\":0,"
+	       "\"tracking\":\"inactive\"},\"napi_ids\":[],"
+	       "\"waits\":{\"total\":0,\"no_sleep\":0,\"slept\":0},"
+	       "\"busy_poll\":{\"windows\":0,\"hit_rate\":null},"
+	       "\"tunable\":true,\"managed_by\":\"uringtune\"}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(2), "7    idle  3   -      off   -          inactive  -    "
+			 "0      -        -       uringtune  yes");
+}
+
+/* a ring with nothing but its pid: every other cell is "-" */
+UT_TEST(missing_fields)
+{
+	render("{\"rings\":[{\"pid\":9}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(0), "uringtuned ?, mode ?, kernel ?, 1 ring");
+	UT_ASSERT_STR_EQ(line(2), "9    -     -   -      -     -          -      -    "
+			 "-      -        -       -        -");
+}
+
+UT_TEST(sorted_by_pid_then_fd)
+{
+	render("{" DAEMON_OK ",\"rings\":["
+	       "{\"pid\":300,\"fd\":4,\"comm\":\"c\"},"
+	       "{\"pid\":20,\"fd\":9,\"comm\":\"b\"},"
+	       "{\"pid\":300,\"fd\":1,\"comm\":\"d\"},"
+	       "{\"pid\":20,\"fd\":10,\"comm\":\"a\"}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 6);
+	UT_ASSERT(strncmp(line(2), "20   b     9 ", 13) == 0);
+	UT_ASSERT(strncmp(line(3), "20   a     10", 13) == 0);
+	UT_ASSERT(strncmp(line(4), "300  d     1 ", 13) == 0);
+	UT_ASSERT(strncmp(line(5), "300  c     4 ", 13) == 0);
+}
+
+UT_TEST(no_rings)
+{
+	render("{\"version\":1,\"daemon\":{\"pid\":1,\"mode\":\"tune\",\"kernel\":\"6.1.0\","
+	       "\"napi_supported\":false,\"rings\":0,\"events_lost\":7},\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(out, "uringtuned 1, mode tune, kernel 6.1.0, 0 rings, "
+			 "NAPI unsupported by this kernel, 7 events lost\nno io_uring rings\n");
+}
+
+UT_TEST(bad_shape)
+{
+	render("{" DAEMON_OK "}");
+	UT_ASSERT_EQ_INT(ret, -EINVAL);
+	UT_ASSERT_STR_EQ(why, "no \"rings\" array");
+	UT_ASSERT_STR_EQ(out, "");
+
+	render("{\"rings\":[{\"pid\":1},2]}");
+	UT_ASSERT_EQ_INT(ret, -EINVAL);
+	UT_ASSERT_STR_EQ(out, "");
+
+	render("{\"daemon\":[],\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, -EINVAL);
+	UT_ASSERT_STR_EQ(out, "");
+}
+
+int main(void)
+{
+	ut_run("full_ring", full_ring);
+	ut_run("comm_escaped", comm_escaped);
+	ut_run("reason_escaped", reason_escaped);
+	ut_run("dashes", dashes);
+	ut_run("missing_fields", missing_fields);
+	ut_run("sorted_by_pid_then_fd", sorted_by_pid_then_fd);
+	ut_run("no_rings", no_rings);
+	ut_run("bad_shape", bad_shape);
+	free(out);
+	return ut_finish();
+}
