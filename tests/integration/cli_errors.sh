@@ -1,0 +1,37 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Acceptance 2g: unknown option, daemon not running, no privileges, bad
+# configuration: one clear line on stderr each, non-zero exit.
+. "$(dirname "$0")/../lib.sh"
+
+# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
+expect_error() {
+	local want=$1 re=$2 rc=0
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" || rc=$?
+	echo "\$ $* -> exit $rc: $(cat "$T/err")"
+	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
+	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
+	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
+}
+
+expect_error 2 "unknown option '--bogus'" "$B/uringtune" --bogus status
+expect_error 2 "unknown option '--bogus'" "$B/uringtuned" --bogus
+expect_error 2 "unknown command" "$B/uringtune" frobnicate
+expect_error 1 "cannot connect to $T/none.sock.*is uringtuned running" \
+	"$B/uringtune" --socket "$T/none.sock" status
+
+write_config
+chmod 755 "$T"
+chmod 644 "$CONF"
+expect_error 1 "privileges" setpriv --reuid=nobody --regid=nogroup --clear-groups \
+	--inh-caps=-all "$B/uringtuned" -c "$CONF"
+
+expect_error 1 "$T/missing.ini: cannot open: No such file" "$B/uringtuned" -c "$T/missing.ini"
+sed -i 's/^tick_ms = .*/tick_ms = soon/' "$CONF"
+expect_error 1 "$CONF: \[daemon\] tick_ms: expected an integer .*got 'soon'" \
+	"$B/uringtuned" -c "$CONF"
+write_config
+echo "colour = blue" >>"$CONF"
+expect_error 1 "$CONF: \[daemon\] colour: unknown key" "$B/uringtuned" -c "$CONF"

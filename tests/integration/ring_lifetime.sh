@@ -1,0 +1,52 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Acceptance 2f: a ring whose process exits leaves status within 2 s; 1000
+# rings opened and closed leave no registry entry and no BPF map entry.
+. "$(dirname "$0")/../lib.sh"
+
+start_daemon
+
+# 1. process exit
+"$B/ringhold" --hold 2 >"$T/hold.out" &
+hold=$!
+BG_PIDS+=($hold)
+wait_line "$T/hold.out" '^ready'
+r=$(grep '^ring ' "$T/hold.out")
+pid=$(field pid "$r")
+fd=$(field fd "$r")
+expect_ring "$pid" "$fd" '.comm == "ringhold"'
+wait "$hold"
+gone() { [ -z "$(ring "$pid" "$fd")" ]; }
+start=$(date +%s%N)
+wait_for 2 gone || fail "ring pid=$pid fd=$fd still listed 2 s after its process exited"
+echo "ring gone from status $(( ($(date +%s%N) - start) / 1000000 )) ms after exit"
+
+# 2. churn: 1000 rings created and closed by a process that stays alive
+# other rings on the host stay as they are; idle ones have no map entry yet
+baseline=$(status_json | jq '.daemon.rings')
+map_baseline=$(status_json | jq '.daemon.ring_map_entries')
+bg "$B/ringhold" --churn 1000 --hold 60 >"$T/churn.out"
+churn_pid=${BG_PIDS[-1]}
+wait_line "$T/churn.out" '^churned count=1000' 60
+clean() {
+	local s
+	s=$(status_json)
+	# no ring of the churning process, registry and BPF map as before
+	[ "$(jq --argjson p "$churn_pid" '[.rings[] | select(.pid == $p)] | length' <<<"$s")" = 0 ] &&
+	[ "$(jq '.daemon.rings' <<<"$s")" = "$baseline" ] &&
+	[ "$(jq '.daemon.ring_map_entries' <<<"$s")" = "$map_baseline" ]
+}
+wait_for 3 clean || { status_json | jq .daemon; fail "registry or map not clean after churn"; }
+
+# the map as the kernel holds it, independently of the daemon's own count
+# bpftool here cannot name a map's owner: find the map among the daemon's fds
+map_id=null
+for id in $(sed -n 's/^map_id:\t*//p' /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null | sort -u); do
+	if [ "$(bpftool -j map show id "$id" | jq -r .name)" = rings ]; then
+		map_id=$id
+	fi
+done
+[ "$map_id" != null ] || fail "cannot find the daemon's rings map with bpftool"
+entries=$(bpftool -j map dump id "$map_id" | jq length)
+[ "$entries" = "$map_baseline" ] || fail "BPF map holds $entries entries, $map_baseline before the churn"
+echo "after 1000 rings: registry $baseline rings, BPF map $entries entries (as before)"

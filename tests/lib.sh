@@ -1,0 +1,148 @@
+# SPDX-License-Identifier: GPL-2.0-only
+# shellcheck shell=bash
+#
+# Shared helpers of the integration tests: a private daemon per test, network
+# namespaces joined by veth with NAPI on, JSON queries, cleanup on exit.
+# Source it from a test: `. "$(dirname "$0")/../lib.sh"`.
+
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+B=build
+T=$(mktemp -d /tmp/uringtune-test.XXXXXX)
+SOCK=$T/uringtune.sock
+CONF=$T/uringtune.ini
+DAEMON_PID=
+BG_PIDS=()
+NETNS=()
+
+log() { echo "# $*"; }
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+cleanup() {
+	local rc=$?
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	if [ -n "$DAEMON_PID" ]; then
+		kill -TERM "$DAEMON_PID" 2>/dev/null || true
+		wait "$DAEMON_PID" 2>/dev/null || true
+		if [ $rc -ne 0 ] && [ -f "$T/daemon.log" ]; then
+			echo "--- daemon log (last 30 lines)"
+			tail -n 30 "$T/daemon.log"
+		fi
+	fi
+	for p in "${BG_PIDS[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+	done
+	wait 2>/dev/null || true
+	for p in "${NETNS[@]}"; do
+		ip netns del "$p" 2>/dev/null || true
+	done
+	rm -rf "$T"
+	exit $rc
+}
+trap cleanup EXIT
+
+# run a command in the background, remembered for cleanup
+bg() {
+	"$@" &
+	BG_PIDS+=($!)
+}
+
+# wait_for SECONDS CMD...: poll CMD every 0.1 s until it succeeds
+wait_for() {
+	local secs=$1
+	shift
+	local deadline=$((SECONDS + secs))
+	while ! "$@" >/dev/null 2>&1; do
+		[ $SECONDS -lt $deadline ] || return 1
+		sleep 0.1
+	done
+}
+
+# the shipped configuration with this test's socket and state directory
+write_config() {
+	sed -e "s|^socket = .*|socket = $SOCK|" \
+	    -e "s|^state_dir = .*|state_dir = $T/state|" \
+	    config/uringtune.ini >"$CONF"
+	local kv
+	for kv in "$@"; do
+		sed -i "s|^${kv%%=*} = .*|${kv%%=*} = ${kv#*=}|" "$CONF"
+	done
+}
+
+# start_daemon [key=value ...]: a private uringtuned, ready when it answers
+start_daemon() {
+	write_config "$@"
+	"$B/uringtuned" -c "$CONF" -v >"$T/daemon.log" 2>&1 &
+	DAEMON_PID=$!
+	wait_for 15 "$B/uringtune" --socket "$SOCK" status --json ||
+		fail "uringtuned did not answer on $SOCK within 15 s"
+}
+
+stop_daemon() {
+	kill -TERM "$DAEMON_PID"
+	wait "$DAEMON_PID"
+	DAEMON_PID=
+}
+
+status_json() {
+	"$B/uringtune" --socket "$SOCK" status --json
+}
+
+# ring PID FD: that ring's JSON object, empty if absent
+ring() {
+	status_json | jq -c --argjson pid "$1" --argjson fd "$2" \
+		'.rings[] | select(.pid == $pid and .fd == $fd)'
+}
+
+# ring_jq PID FD FILTER: FILTER applied to that ring; fails if the ring is absent
+ring_jq() {
+	local r
+	r=$(ring "$1" "$2")
+	[ -n "$r" ] || return 1
+	jq -e "$3" <<<"$r"
+}
+
+# expect_ring PID FD FILTER [SECONDS]: wait until FILTER holds for the ring
+expect_ring() {
+	local secs=${4:-5}
+	if ! wait_for "$secs" ring_jq "$1" "$2" "$3"; then
+		echo "ring pid=$1 fd=$2 does not satisfy: $3"
+		echo "ring is: $(ring "$1" "$2")"
+		fail "expectation on ring pid=$1 fd=$2"
+	fi
+}
+
+# wait_line FILE REGEX [SECONDS]: wait until a line of FILE matches
+wait_line() {
+	wait_for "${3:-10}" grep -qE "$2" "$1" || { cat "$1"; fail "no line /$2/ in $1"; }
+}
+
+# field KEY LINE: value of key=value in a tool's output line
+field() {
+	sed -nE "s/.*(^| )$1=([^ ]*).*/\\2/p" <<<"$2"
+}
+
+# Two namespaces joined by veth, NAPI on (KERNEL_NOTES: GRO on, TSO off).
+# Addresses are namespace-local: 198.18.0.1 (NS_A) and 198.18.0.2 (NS_B).
+netns_setup() {
+	NS_A=ut-a-$$
+	NS_B=ut-b-$$
+	ip netns add "$NS_A" || skip "cannot create network namespaces"
+	NETNS+=("$NS_A")
+	ip netns add "$NS_B"
+	NETNS+=("$NS_B")
+	ip link add ut-va netns "$NS_A" type veth peer name ut-vb netns "$NS_B"
+	ip -n "$NS_A" addr add 198.18.0.1/30 dev ut-va
+	ip -n "$NS_B" addr add 198.18.0.2/30 dev ut-vb
+	ip netns exec "$NS_A" ethtool -K ut-va tso off gro on >/dev/null
+	ip netns exec "$NS_B" ethtool -K ut-vb tso off gro on >/dev/null
+	ip -n "$NS_A" link set lo up
+	ip -n "$NS_B" link set lo up
+	ip -n "$NS_A" link set ut-va up
+	ip -n "$NS_B" link set ut-vb up
+}
