@@ -51,12 +51,27 @@ struct {
 	__uint(max_entries, 256 * 1024);
 } events SEC(".maps");
 
-/* per CPU: when the current thread last armed poll, i.e. is about to wait */
+/*
+ * per CPU: the current thread armed poll on a NAPI ring, i.e. is about to
+ * wait on it. poll_arm has a typed ring pointer, so it reads the ring's NAPI
+ * settings with plain loads; cqring_wait has only a void pointer and would
+ * pay a probe read for each.
+ */
 struct arm_stamp {
+	__u64 ctx;
+	__u64 ts;		/* 0 unless this window is in the sample */
+	__u64 busy_poll_ns;
 	__u32 tid;
-	__u32 pad;
-	__u64 ts;
+	__u32 list_nonempty;
+	__u32 seq;
 };
+
+/*
+ * Timing a window takes two clock reads (~50 ns each here): only one window
+ * in 2^WINDOW_SAMPLE_SHIFT per CPU is timed. Counts of windows and of those
+ * that paid off are exact; the histogram and time_ns cover the sample.
+ */
+#define WINDOW_SAMPLE_SHIFT	4
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -65,12 +80,19 @@ struct {
 	__type(value, struct arm_stamp);
 } last_arm SEC(".maps");
 
-/* per CPU: last (ring, NAPI ID) recorded, so a steady flow costs no hash lookup */
+/*
+ * per CPU: last (ring, socket file) whose NAPI ID was recorded. Reading the
+ * ID costs two probe reads; the same socket is re-read only every
+ * NAPI_RECHECK wake-ups (IDs change only when a flow moves queues).
+ */
 struct napi_seen {
 	__u64 ctx;
-	__u32 napi_id;
+	__u64 file;
+	__u32 skip;
 	__u32 pad;
 };
+
+#define NAPI_RECHECK		64
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -244,17 +266,39 @@ int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
 	return 0;
 }
 
+/* ctx->napi_busy_poll_dt with plain loads, across the 6.9+ layouts; 0 if none */
+static __always_inline __u64 busy_poll_ns_direct(struct io_ring_ctx *ctx)
+{
+	struct io_ring_ctx___napi_v69 *v69 = (void *)ctx;
+
+	if (bpf_core_field_exists(ctx->napi_busy_poll_dt))
+		return ctx->napi_busy_poll_dt;
+	if (bpf_core_field_exists(v69->napi_busy_poll_to))
+		return (__u64)v69->napi_busy_poll_to * 1000;
+	return 0;
+}
+
 SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 {
+	struct io_ring_ctx *ring = req->ctx;
 	struct arm_stamp *st;
 	__u32 zero = 0;
+	__u64 dt;
 
+	/* only rings that busy-poll in their waits need a window start */
+	dt = busy_poll_ns_direct(ring);
+	if (!dt || (ring->flags & IORING_SETUP_SQPOLL) ||
+	    !bpf_core_field_exists(ring->napi_list))
+		return 0;
 	st = bpf_map_lookup_elem(&last_arm, &zero);
 	if (!st)
 		return 0;
+	st->ctx = (__u64)ring;
+	st->busy_poll_ns = dt;
+	st->list_nonempty = (void *)ring->napi_list.next != (void *)&ring->napi_list;
 	st->tid = (__u32)bpf_get_current_pid_tgid();
-	st->ts = bpf_ktime_get_ns();
+	st->ts = (st->seq++ & ((1U << WINDOW_SAMPLE_SHIFT) - 1)) ? 0 : bpf_ktime_get_ns();
 	return 0;
 }
 
@@ -270,24 +314,27 @@ int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
 	__u64 key;
 	int i;
 
+	key = (__u64)req->ctx;
+	seen = bpf_map_lookup_elem(&last_napi, &zero);
+	if (!seen)
+		return 0;
+	if (seen->ctx == key && seen->file == (__u64)file && seen->skip) {
+		seen->skip--;
+		return 0;
+	}
 	if (!file || (file->f_inode->i_mode & S_IFMT) != S_IFSOCK)
 		return 0;
+	/* private_data is untyped: two probe reads to the socket's NAPI ID */
 	sock = file->private_data;
 	id = BPF_CORE_READ(sock, sk, sk_napi_id);
 	if (id < min_napi_id)
 		return 0;
-
-	key = (__u64)req->ctx;
-	seen = bpf_map_lookup_elem(&last_napi, &zero);
-	if (!seen || (seen->ctx == key && seen->napi_id == id))
-		return 0;
+	seen->ctx = key;
+	seen->file = (__u64)file;
+	seen->skip = NAPI_RECHECK - 1;
 
 	rs = ring_get(req->ctx);
-	if (!rs)
-		return 0;
-	seen->ctx = key;
-	seen->napi_id = id;
-	if (rs->last_napi_id == id)
+	if (!rs || rs->last_napi_id == id)
 		return 0;
 	rs->last_napi_id = id;
 
@@ -326,11 +373,12 @@ static __always_inline __u32 log2_u64(__u64 v)
 /*
  * Will this wait end without sleeping? The tracepoint fires right after the
  * busy-poll loop and right before the sleep loop, which sleeps only if none
- * of these holds.
+ * of these holds. Cheapest test first: the common satisfied case costs no
+ * probe read.
  */
-static __always_inline bool wait_satisfied(struct io_ring_ctx *ctx, int min_events)
+static __always_inline bool wait_satisfied(struct task_struct *task,
+					   struct io_ring_ctx *ctx, int min_events)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
 	struct io_rings *r;
 	__u32 head, tail;
 
@@ -349,33 +397,43 @@ static __always_inline bool wait_satisfied(struct io_ring_ctx *ctx, int min_even
 SEC("tp_btf/io_uring_cqring_wait")
 int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
 	struct io_ring_ctx *ring = ctxp;
 	struct ut_ring_stats *rs;
 	struct arm_stamp *st;
-	__u64 now, dt, dur;
-	bool satisfied;
+	bool satisfied, busy;
+	__u64 dt, dur, now;
 	__u32 zero = 0;
 
 	rs = ring_get(ring);
 	if (!rs)
 		return 0;
-	satisfied = wait_satisfied(ring, min_events);
+	satisfied = wait_satisfied(task, ring, min_events);
 	__sync_fetch_and_add(&rs->waits, 1);
 	if (satisfied)
 		__sync_fetch_and_add(&rs->waits_nosleep, 1);
 
 	/*
 	 * io_cqring_wait() busy-polled just before this tracepoint if the
-	 * ring's NAPI list is non-empty, unless the SQPOLL thread polls for it.
-	 * NAPI settings change only through register calls, which refresh
-	 * rs->napi; the list changes on every new socket, so read it.
+	 * ring's NAPI list is non-empty and its timeout non-zero, unless the
+	 * SQPOLL thread polls for it. The arm stamp of this thread on this
+	 * ring says so for free; otherwise read the ring (settings change only
+	 * through register calls, which refresh rs->napi).
 	 */
-	dt = rs->napi.busy_poll_ns;
-	if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL))
-		return 0;
-	if (!bpf_core_field_exists(ring->napi_list) ||
-	    BPF_CORE_READ(ring, napi_list.next) ==
-		    (void *)__builtin_preserve_access_index(&ring->napi_list))
+	st = bpf_map_lookup_elem(&last_arm, &zero);
+	if (st && st->ctx == (__u64)ring && st->tid == (__u32)task->pid) {
+		dt = st->busy_poll_ns;
+		busy = st->list_nonempty;
+	} else {
+		st = NULL;
+		dt = rs->napi.busy_poll_ns;
+		if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL) ||
+		    !bpf_core_field_exists(ring->napi_list))
+			return 0;
+		busy = BPF_CORE_READ(ring, napi_list.next) !=
+		       (void *)__builtin_preserve_access_index(&ring->napi_list);
+	}
+	if (!busy)
 		return 0;
 
 	__sync_fetch_and_add(&rs->busy_windows, 1);
@@ -383,16 +441,16 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		__sync_fetch_and_add(&rs->busy_paid, 1);
 
 	/*
-	 * A window that did not pay ran to its timeout. One that paid began
-	 * about when this thread armed the poll it waits on; without that
-	 * stamp its length is unknown and it stays out of the histogram.
+	 * Only sampled windows are timed. One that did not pay ran to its
+	 * timeout; one that paid began about when this thread armed the poll
+	 * it waits on.
 	 */
+	if (!st || !st->ts)
+		return 0;
 	dur = dt;
 	if (satisfied) {
-		st = bpf_map_lookup_elem(&last_arm, &zero);
 		now = bpf_ktime_get_ns();
-		if (!st || st->tid != (__u32)bpf_get_current_pid_tgid() ||
-		    now - st->ts > dt)
+		if (now - st->ts > dt)
 			return 0;
 		dur = now - st->ts;
 	}

@@ -73,6 +73,30 @@ bool trace_kernel_has_napi(void)
 	return found;
 }
 
+/*
+ * For benchmarks only: URINGTUNE_BENCH_SKIP="prog,prog" leaves those programs
+ * out, so bench/ can measure what each hook costs.
+ */
+static void skip_programs(struct bpf_object *obj)
+{
+	const char *skip = getenv("URINGTUNE_BENCH_SKIP");
+	struct bpf_program *prog;
+	char list[256];
+
+	if (!skip)
+		return;
+	snprintf(list, sizeof(list), ",%s,", skip);
+	bpf_object__for_each_program(prog, obj) {
+		char name[128];
+
+		snprintf(name, sizeof(name), ",%s,", bpf_program__name(prog));
+		if (strstr(list, name)) {
+			bpf_program__set_autoload(prog, false);
+			log_warn("benchmark mode: program %s not loaded", bpf_program__name(prog));
+		}
+	}
+}
+
 static int on_sample(void *arg, void *data, size_t size)
 {
 	struct ut_trace *t = arg;
@@ -108,6 +132,7 @@ int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
 		return ret;
 	}
 	t->skel->rodata->min_napi_id = min_napi_id();
+	skip_programs(t->skel->obj);
 	bpf_map__set_max_entries(t->skel->maps.rings, max_rings);
 
 	ret = napi_trace_bpf__load(t->skel);

@@ -1,0 +1,9 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# `make bench`: every benchmark in turn. Numbers, not verdicts.
+set -eu
+cd "$(dirname "$0")/.."
+for b in bench/rtt_observe.sh; do
+	echo "== $b"
+	bash "$b"
+done
