@@ -70,7 +70,10 @@ struct ut_ring **registry_sorted(const struct ut_registry *reg, size_t *n);
  * A sweep: begin, one record per (process, fd) holding a ring, end. Rings not
  * found are removed unless they were first seen at or after t0_ns (the
  * sweep's start), so a ring announced by an event during the sweep stays.
- * Returns how many records named a ring the registry did not know.
+ * registry_sweep_record() returns true for a ring new to the registry;
+ * registry_sweep_end() returns how many rings it removed. A ring seen only
+ * under other (pid, fd) pairs than its holder's (a forked child, an fd passed
+ * over SCM_RIGHTS) moves to the first of them.
  */
 void registry_sweep_begin(struct ut_registry *reg);
 bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
@@ -84,7 +87,8 @@ struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_even
 				   uint64_t ino);
 /*
  * NAPI (un)register event. Returns true when it turns the ring into one its
- * application manages (a successful call from a process other than self_pid).
+ * application manages: a successful register or unregister call from a
+ * process other than self_pid (switching NAPI off is a choice too).
  */
 bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *ev,
 			       pid_t self_pid);
