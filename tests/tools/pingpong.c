@@ -1,0 +1,931 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * pingpong - UDP ping-pong over io_uring, client and server, for the tests
+ * and benchmarks of uringtune.
+ *
+ * Both sides wait for completions inside io_uring_enter(GETEVENTS): that is
+ * where io_uring runs NAPI busy polling (io_cqring_wait -> io_napi_busy_loop),
+ * so busy_poll_to on either ring shows up in the measured round trip time.
+ * One ring and one socket per process, IPv4 only.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+
+#include <liburing.h>
+
+#include "uring_abi.h"
+
+#ifndef SO_INCOMING_NAPI_ID
+#define SO_INCOMING_NAPI_ID	56
+#endif
+
+#define PROG			"pingpong"
+#define EXIT_RUNTIME		1
+#define EXIT_USAGE		2
+
+#define QUEUE_DEPTH		8
+#define SQ_THREAD_IDLE_MS	1000
+#define MAX_PAYLOAD		65507	/* largest UDP payload over IPv4 */
+#define BUF_SIZE		65536	/* recv buffers: a datagram never truncates */
+#define PING_TIMEOUT_S		2
+#define DEFAULT_COUNT		10000
+#define DEFAULT_SIZE		64
+#define NSEC_PER_SEC		1000000000LL
+/* server: echo buffers, so a send still in flight never shares one with a recv */
+#define NR_SLOTS		4
+/* server: how often a busy loop that never sleeps looks for SIGINT/SIGTERM */
+#define SIGNAL_CHECK_EVERY	1024
+
+enum op {
+	OP_RECV = 1,
+	OP_SEND = 2,
+};
+
+#define UDATA(op, slot)		((__u64)(op) << 32 | (slot))
+#define UDATA_OP(d)		((unsigned int)((d) >> 32))
+#define UDATA_SLOT(d)		((unsigned int)((d) & 0xffffffffu))
+
+enum mode {
+	MODE_SERVER,
+	MODE_CLIENT,
+};
+
+struct ring_kind {
+	const char *name;
+	unsigned int flags;
+};
+
+static const struct ring_kind ring_kinds[] = {
+	{ "plain",		0 },
+	{ "single-issuer",	UT_SETUP_SINGLE_ISSUER },
+	{ "defer-taskrun",	UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN },
+	{ "sqpoll",		UT_SETUP_SQPOLL },
+};
+
+struct opts {
+	enum mode mode;
+	struct sockaddr_in addr;
+	const char *addr_str;
+	unsigned int count;		/* server: 0 = until a signal */
+	unsigned int size;
+	const struct ring_kind *ring;
+	unsigned int napi_us;		/* 0 = no NAPI registration */
+	bool napi_prefer;
+	unsigned int linger_s;
+	bool quiet;
+};
+
+struct stats {
+	unsigned int n;
+	double min, max, sum, sum2;	/* microseconds */
+};
+
+struct slot {
+	char *buf;
+	struct iovec iov;
+	struct msghdr msg;
+	struct sockaddr_in peer;
+	bool busy;
+};
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_signal(int sig)
+{
+	stop_signal = sig;
+}
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+/* Report a runtime failure; returns @err (a negative errno) for the caller. */
+static int fail(int err, const char *what)
+{
+	fprintf(stderr, PROG ": %s: %s\n", what, strerror(-err));
+	return err;
+}
+
+static void __attribute__((format(printf, 2, 3)))
+info(const struct opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->quiet)
+		return;
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " server --bind ADDR:PORT [--count N] [common options]\n"
+		"       " PROG " client --connect ADDR:PORT [--count N] [--size BYTES] [common options]\n"
+		"common options:\n"
+		"  --ring plain|single-issuer|defer-taskrun|sqpoll   ring setup flags (plain)\n"
+		"  --napi-busy-poll-us N   register NAPI busy polling (dynamic tracking) on the ring\n"
+		"  --napi-prefer           set prefer_busy_poll in that registration\n"
+		"  --linger SECONDS        stay alive with the ring open after the run (0)\n"
+		"  --quiet                 no informational lines on stderr\n"
+		"client: --count pings (%d), --size payload bytes (%d, 1-%d)\n"
+		"server: --count N echoes N datagrams then exits; default: until SIGINT/SIGTERM\n",
+		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD);
+}
+
+static unsigned long parse_ulong(const char *opt, const char *arg,
+				 unsigned long min, unsigned long max,
+				 const char *expect)
+{
+	unsigned long v;
+	char *end;
+
+	/* strtoul alone would take " 5", "+5" and wrap "-1" */
+	if (!isdigit((unsigned char)*arg))
+		goto bad;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	usage_error("%s: expected %s, got '%s'", opt, expect, arg);
+}
+
+static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *colon = strrchr(arg, ':');
+	unsigned long port;
+	char *end;
+	size_t len;
+
+	if (!colon)
+		goto bad;
+	len = colon - arg;
+	if (!len || len >= sizeof(host))
+		goto bad;
+	memcpy(host, arg, len);
+	host[len] = '\0';
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
+		goto bad;
+	if (!isdigit((unsigned char)colon[1]))
+		goto bad;
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || port < 1 || port > 65535)
+		goto bad;
+	sin->sin_port = htons(port);
+	return;
+bad:
+	usage_error("%s: expected ADDR:PORT (IPv4 dotted quad, port 1-65535), got '%s'",
+		    opt, arg);
+}
+
+static const struct ring_kind *parse_ring(const char *arg)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(ring_kinds) / sizeof(ring_kinds[0]); i++)
+		if (!strcmp(arg, ring_kinds[i].name))
+			return &ring_kinds[i];
+	usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
+		    arg);
+}
+
+enum {
+	OPT_BIND = 256,
+	OPT_CONNECT,
+	OPT_COUNT,
+	OPT_SIZE,
+	OPT_RING,
+	OPT_NAPI_US,
+	OPT_NAPI_PREFER,
+	OPT_LINGER,
+	OPT_QUIET,
+};
+
+static const struct option long_opts[] = {
+	{ "bind",		required_argument,	NULL, OPT_BIND },
+	{ "connect",		required_argument,	NULL, OPT_CONNECT },
+	{ "count",		required_argument,	NULL, OPT_COUNT },
+	{ "size",		required_argument,	NULL, OPT_SIZE },
+	{ "ring",		required_argument,	NULL, OPT_RING },
+	{ "napi-busy-poll-us",	required_argument,	NULL, OPT_NAPI_US },
+	{ "napi-prefer",	no_argument,		NULL, OPT_NAPI_PREFER },
+	{ "linger",		required_argument,	NULL, OPT_LINGER },
+	{ "quiet",		no_argument,		NULL, OPT_QUIET },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL,			0,			NULL, 0 },
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	bool have_bind = false, have_connect = false, have_size = false;
+	bool have_count = false;
+	int ac = argc - 1, c;
+	char **av = argv + 1;
+
+	memset(o, 0, sizeof(*o));
+	o->size = DEFAULT_SIZE;
+	o->ring = &ring_kinds[0];
+
+	if (argc < 2)
+		usage_error("missing mode: expected 'server' or 'client' (see --help)");
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		exit(0);
+	}
+	if (!strcmp(argv[1], "server"))
+		o->mode = MODE_SERVER;
+	else if (!strcmp(argv[1], "client"))
+		o->mode = MODE_CLIENT;
+	else
+		usage_error("expected 'server' or 'client' first, got '%s'", argv[1]);
+
+	/* av[0] is the mode word, which getopt skips like a program name */
+	opterr = 0;
+	while ((c = getopt_long(ac, av, "+:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_BIND:
+			parse_addr("--bind", optarg, &o->addr);
+			o->addr_str = optarg;
+			have_bind = true;
+			break;
+		case OPT_CONNECT:
+			parse_addr("--connect", optarg, &o->addr);
+			o->addr_str = optarg;
+			have_connect = true;
+			break;
+		case OPT_COUNT:
+			o->count = parse_ulong("--count", optarg, 1, UINT32_MAX,
+					       "a positive integer");
+			have_count = true;
+			break;
+		case OPT_SIZE:
+			o->size = parse_ulong("--size", optarg, 1, MAX_PAYLOAD,
+					      "an integer from 1 to 65507");
+			have_size = true;
+			break;
+		case OPT_RING:
+			o->ring = parse_ring(optarg);
+			break;
+		case OPT_NAPI_US:
+			o->napi_us = parse_ulong("--napi-busy-poll-us", optarg, 1,
+						 UINT32_MAX, "a positive integer");
+			break;
+		case OPT_NAPI_PREFER:
+			o->napi_prefer = true;
+			break;
+		case OPT_LINGER:
+			o->linger_s = parse_ulong("--linger", optarg, 0, INT32_MAX,
+						  "a non-negative integer");
+			break;
+		case OPT_QUIET:
+			o->quiet = true;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			usage_error("%s: missing argument", av[optind - 1]);
+		default:
+			if (optopt >= OPT_BIND)
+				usage_error("%s: takes no argument", av[optind - 1]);
+			if (optopt)
+				usage_error("unknown option '-%c' (see --help)", optopt);
+			usage_error("unknown option '%s' (see --help)", av[optind - 1]);
+		}
+	}
+	if (optind < ac)
+		usage_error("unexpected argument '%s'", av[optind]);
+
+	if (o->mode == MODE_SERVER) {
+		if (have_connect)
+			usage_error("--connect: only for the client (the server takes --bind)");
+		if (have_size)
+			usage_error("--size: only for the client");
+		if (!have_bind)
+			usage_error("server: --bind ADDR:PORT is required");
+	} else {
+		if (have_bind)
+			usage_error("--bind: only for the server (the client takes --connect)");
+		if (!have_connect)
+			usage_error("client: --connect ADDR:PORT is required");
+		if (!have_count)
+			o->count = DEFAULT_COUNT;
+	}
+	if (o->napi_prefer && !o->napi_us)
+		usage_error("--napi-prefer: needs --napi-busy-poll-us");
+}
+
+/*
+ * SIGINT/SIGTERM stay blocked except while waiting in io_uring_enter (its
+ * sigmask argument) or in sigtimedwait: a signal can never slip in between
+ * checking stop_signal and going to sleep.
+ */
+static int setup_signals(sigset_t *waitmask)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	sigset_t block;
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &block, waitmask))
+		return fail(-errno, "sigprocmask");
+	sigdelset(waitmask, SIGINT);
+	sigdelset(waitmask, SIGTERM);
+	/* no SA_RESTART: an interrupted wait must return -EINTR */
+	sigemptyset(&sa.sa_mask);
+	if (sigaction(SIGINT, &sa, NULL) || sigaction(SIGTERM, &sa, NULL))
+		return fail(-errno, "sigaction");
+	return 0;
+}
+
+/* A busy server may never sleep in io_uring_enter; look for signals anyway. */
+static void poll_signals(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending))
+		return;
+	if (sigismember(&pending, SIGTERM))
+		stop_signal = SIGTERM;
+	else if (sigismember(&pending, SIGINT))
+		stop_signal = SIGINT;
+}
+
+static long long ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (a->tv_sec - b->tv_sec) * NSEC_PER_SEC + (a->tv_nsec - b->tv_nsec);
+}
+
+static int setup_ring(const struct opts *o, struct io_uring *ring)
+{
+	struct ut_io_uring_napi napi = {
+		.busy_poll_to = o->napi_us,
+		.prefer_busy_poll = o->napi_prefer,
+		.opcode = UT_NAPI_REGISTER_OP,
+		.op_param = UT_NAPI_TRACKING_DYNAMIC,
+	};
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = o->ring->flags;
+	if (p.flags & UT_SETUP_SQPOLL)
+		p.sq_thread_idle = SQ_THREAD_IDLE_MS;
+	ret = io_uring_queue_init_params(QUEUE_DEPTH, ring, &p);
+	if (ret < 0) {
+		fprintf(stderr, PROG ": io_uring_setup(flags=0x%x): %s\n",
+			o->ring->flags, strerror(-ret));
+		return ret;
+	}
+	if (!o->napi_us)
+		return 0;
+
+	/*
+	 * liburing 2.3 has no NAPI helpers. SINGLE_ISSUER rings accept
+	 * register calls only from their submitter task (else EEXIST): this
+	 * single-threaded process is it.
+	 */
+	if (syscall(__NR_io_uring_register, ring->ring_fd, UT_IORING_REGISTER_NAPI,
+		    &napi, 1) < 0) {
+		ret = fail(-errno, "IORING_REGISTER_NAPI");
+		io_uring_queue_exit(ring);
+		return ret;
+	}
+	return 0;
+}
+
+static void print_ring_line(const struct opts *o, const struct io_uring *ring)
+{
+	printf("ring pid=%d fd=%d flags=0x%x napi_busy_poll_us=%u prefer=%d\n",
+	       (int)getpid(), ring->ring_fd, ring->flags, o->napi_us,
+	       o->napi_prefer);
+	fflush(stdout);
+}
+
+static unsigned int socket_napi_id(int fd)
+{
+	unsigned int id = 0;
+	socklen_t len = sizeof(id);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &id, &len))
+		return 0;
+	return id;
+}
+
+/*
+ * Submit whatever is queued and wait in io_uring_enter(GETEVENTS) for @nr
+ * completions, until @deadline if given. Returns 0 when the caller should
+ * look at the CQ (which may still be short: timeouts and foreign signals are
+ * retried by the caller), -ETIME once @deadline has passed, -EINTR on
+ * SIGINT/SIGTERM, or another negative errno.
+ */
+static int ring_wait(struct io_uring *ring, unsigned int nr,
+		     const struct timespec *deadline, sigset_t *waitmask)
+{
+	struct __kernel_timespec ts, *tsp = NULL;
+	struct io_uring_cqe *cqe;
+	int ret;
+
+	if (deadline) {
+		struct timespec now;
+		long long left;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		left = ts_diff_ns(deadline, &now);
+		if (left <= 0)
+			return -ETIME;
+		ts.tv_sec = left / NSEC_PER_SEC;
+		ts.tv_nsec = left % NSEC_PER_SEC;
+		tsp = &ts;
+	}
+	ret = io_uring_submit_and_wait_timeout(ring, &cqe, nr, tsp, waitmask);
+	if (stop_signal)
+		return -EINTR;
+	if (ret >= 0 || ret == -ETIME || ret == -EINTR)
+		return 0;
+	return ret;
+}
+
+static void stats_add(struct stats *s, double us)
+{
+	if (!s->n || us < s->min)
+		s->min = us;
+	if (!s->n || us > s->max)
+		s->max = us;
+	s->sum += us;
+	s->sum2 += us * us;
+	s->n++;
+}
+
+/* Newton's method: the tools link no libm, and this is only a statistic. */
+static double sqrt_nonneg(double v)
+{
+	double x, nx;
+	int i;
+
+	if (v <= 0)
+		return 0;
+	/* start above the root so that the iteration falls monotonically */
+	x = v > 1 ? v : 1;
+	for (i = 0; i < 200; i++) {
+		nx = 0.5 * (x + v / x);
+		if (nx >= x)
+			break;
+		x = nx;
+	}
+	return x;
+}
+
+/* Wait while the ring stays open, so that tests can inspect it. */
+static void linger(const struct opts *o)
+{
+	struct timespec deadline, now, left;
+	sigset_t set;
+	long long ns;
+
+	if (!o->linger_s || stop_signal)
+		return;
+	info(o, "lingering %u s", o->linger_s);
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += o->linger_s;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = ts_diff_ns(&deadline, &now);
+		if (ns <= 0)
+			return;
+		left.tv_sec = ns / NSEC_PER_SEC;
+		left.tv_nsec = ns % NSEC_PER_SEC;
+		/* SIGINT/SIGTERM are blocked: they end the wait, not the process */
+		if (sigtimedwait(&set, NULL, &left) > 0 || errno == EAGAIN)
+			return;
+	}
+}
+
+static int client_cqe(const struct opts *o, const struct io_uring_cqe *cqe,
+		      unsigned int seq, const char *rbuf, bool *got_send,
+		      bool *got_recv, struct timespec *t_recv)
+{
+	unsigned int got;
+
+	switch (UDATA_OP(cqe->user_data)) {
+	case OP_SEND:
+		if (cqe->res < 0)
+			return fail(cqe->res, "send");
+		if ((unsigned int)cqe->res != o->size) {
+			fprintf(stderr, PROG ": send: sent %d of %u bytes (ping %u)\n",
+				cqe->res, o->size, seq);
+			return -EIO;
+		}
+		*got_send = true;
+		return 0;
+	case OP_RECV:
+		clock_gettime(CLOCK_MONOTONIC, t_recv);
+		if (cqe->res < 0)
+			return fail(cqe->res, "recv");
+		if ((unsigned int)cqe->res != o->size) {
+			fprintf(stderr, PROG ": reply of %d bytes, expected %u (ping %u)\n",
+				cqe->res, o->size, seq);
+			return -EIO;
+		}
+		if (o->size >= sizeof(seq)) {
+			memcpy(&got, rbuf, sizeof(got));
+			if (got != seq) {
+				fprintf(stderr, PROG ": reply to ping %u, expected %u\n",
+					got, seq);
+				return -EIO;
+			}
+		}
+		*got_recv = true;
+		return 0;
+	}
+	fprintf(stderr, PROG ": unexpected completion 0x%llx\n",
+		(unsigned long long)cqe->user_data);
+	return -EIO;
+}
+
+/*
+ * One ping: the recv and the send go in ONE submission, recv first, and the
+ * same io_uring_enter then waits for both completions. The recv finds no
+ * data and arms poll on the socket (which is also where dynamic NAPI tracking
+ * learns the socket's NAPI ID) before the send leaves, so the reply can never
+ * race past it; the send completes inline, and the thread sleeps or busy
+ * polls in io_cqring_wait until the echo arrives: the natural "submit, then
+ * wait in io_uring_enter" pattern, one syscall per round trip.
+ */
+static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
+		     unsigned int seq, char *sbuf, char *rbuf,
+		     sigset_t *waitmask, struct stats *st)
+{
+	bool got_send = false, got_recv = false;
+	struct timespec t0, t1, deadline;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	unsigned int head, seen;
+	int ret, err;
+
+	if (o->size >= sizeof(seq))
+		memcpy(sbuf, &seq, sizeof(seq));
+
+	/* QUEUE_DEPTH SQEs and everything submitted each round: cannot fail */
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_recv(sqe, fd, rbuf, BUF_SIZE, 0);
+	io_uring_sqe_set_data64(sqe, UDATA(OP_RECV, 0));
+	sqe = io_uring_get_sqe(ring);
+	io_uring_prep_send(sqe, fd, sbuf, o->size, 0);
+	io_uring_sqe_set_data64(sqe, UDATA(OP_SEND, 0));
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	deadline = t0;
+	deadline.tv_sec += PING_TIMEOUT_S;
+	while (!got_send || !got_recv) {
+		ret = ring_wait(ring, !got_send + !got_recv, &deadline, waitmask);
+		if (ret == -ETIME) {
+			fprintf(stderr, PROG ": no reply within %d s (ping %u)\n",
+				PING_TIMEOUT_S, seq);
+			return ret;
+		}
+		if (ret == -EINTR) {
+			fprintf(stderr, PROG ": interrupted by signal %d (ping %u)\n",
+				(int)stop_signal, seq);
+			return ret;
+		}
+		if (ret < 0)
+			return fail(ret, "io_uring_enter");
+
+		err = 0;
+		seen = 0;
+		io_uring_for_each_cqe(ring, head, cqe) {
+			seen++;
+			if (!err)
+				err = client_cqe(o, cqe, seq, rbuf, &got_send,
+						 &got_recv, &t1);
+		}
+		io_uring_cq_advance(ring, seen);
+		if (err)
+			return err;
+	}
+	stats_add(st, ts_diff_ns(&t1, &t0) / 1000.0);
+	return 0;
+}
+
+static int run_client(const struct opts *o, sigset_t *waitmask)
+{
+	char *sbuf = NULL, *rbuf = NULL;
+	struct stats st = { 0 };
+	struct io_uring ring;
+	bool ring_up = false;
+	double avg, var;
+	unsigned int i;
+	int fd, ret;
+
+	fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return fail(-errno, "socket");
+	/* connected: plain SEND/RECV, and replies from anyone else are dropped */
+	if (connect(fd, (struct sockaddr *)&o->addr, sizeof(o->addr))) {
+		ret = fail(-errno, "connect");
+		goto out;
+	}
+	sbuf = calloc(1, o->size);
+	rbuf = calloc(1, BUF_SIZE);
+	if (!sbuf || !rbuf) {
+		ret = fail(-ENOMEM, "calloc");
+		goto out;
+	}
+	memset(sbuf, 'p', o->size);
+
+	ret = setup_ring(o, &ring);
+	if (ret)
+		goto out;
+	ring_up = true;
+	print_ring_line(o, &ring);
+	info(o, "%u pings of %u bytes to %s, ring %s, napi busy poll %u us%s",
+	     o->count, o->size, o->addr_str, o->ring->name, o->napi_us,
+	     o->napi_prefer ? " (prefer)" : "");
+
+	for (i = 0; i < o->count; i++) {
+		ret = ping_once(o, &ring, fd, i, sbuf, rbuf, waitmask, &st);
+		if (ret)
+			goto out;
+	}
+
+	avg = st.sum / st.n;
+	var = st.sum2 / st.n - avg * avg;
+	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f napi_id=%u\n",
+	       st.n, st.min, avg, st.max, sqrt_nonneg(var), socket_napi_id(fd));
+	fflush(stdout);
+	linger(o);
+	ret = 0;
+out:
+	if (ring_up)
+		io_uring_queue_exit(&ring);
+	free(sbuf);
+	free(rbuf);
+	close(fd);
+	return ret;
+}
+
+struct server {
+	const struct opts *o;
+	struct io_uring ring;
+	int fd;
+	struct slot slots[NR_SLOTS];
+	unsigned int inflight;		/* requests submitted or queued, no CQE yet */
+	unsigned int echoes;		/* sendmsg queued */
+	unsigned int served;		/* sendmsg completed */
+	bool need_recv;			/* no free slot: rearm on a send CQE */
+};
+
+static int server_recv(struct server *s, unsigned int idx)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	struct slot *sl = &s->slots[idx];
+
+	/* at most NR_SLOTS requests in flight: cannot happen */
+	if (!sqe)
+		return fail(-EBUSY, "io_uring_get_sqe");
+	memset(&sl->msg, 0, sizeof(sl->msg));
+	sl->iov.iov_base = sl->buf;
+	sl->iov.iov_len = BUF_SIZE;
+	sl->msg.msg_name = &sl->peer;
+	sl->msg.msg_namelen = sizeof(sl->peer);
+	sl->msg.msg_iov = &sl->iov;
+	sl->msg.msg_iovlen = 1;
+	io_uring_prep_recvmsg(sqe, s->fd, &sl->msg, 0);
+	io_uring_sqe_set_data64(sqe, UDATA(OP_RECV, idx));
+	sl->busy = true;
+	s->inflight++;
+	return 0;
+}
+
+/* Echo what slot @idx received back to its sender, from the same buffer. */
+static int server_send(struct server *s, unsigned int idx, unsigned int len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	struct slot *sl = &s->slots[idx];
+
+	if (!sqe)
+		return fail(-EBUSY, "io_uring_get_sqe");
+	/* IPv4 only, so the peer is always a sockaddr_in */
+	memset(&sl->msg, 0, sizeof(sl->msg));
+	sl->iov.iov_base = sl->buf;
+	sl->iov.iov_len = len;
+	sl->msg.msg_name = &sl->peer;
+	sl->msg.msg_namelen = sizeof(sl->peer);
+	sl->msg.msg_iov = &sl->iov;
+	sl->msg.msg_iovlen = 1;
+	io_uring_prep_sendmsg(sqe, s->fd, &sl->msg, 0);
+	io_uring_sqe_set_data64(sqe, UDATA(OP_SEND, idx));
+	s->inflight++;
+	s->echoes++;
+	return 0;
+}
+
+static int free_slot(const struct slot *slots)
+{
+	int i;
+
+	for (i = 0; i < NR_SLOTS; i++)
+		if (!slots[i].busy)
+			return i;
+	return -1;
+}
+
+static int server_cqe(struct server *s, const struct io_uring_cqe *cqe)
+{
+	unsigned int idx = UDATA_SLOT(cqe->user_data);
+	int ret, i;
+
+	s->inflight--;
+	if (UDATA_OP(cqe->user_data) == OP_SEND) {
+		if (cqe->res < 0)
+			return fail(cqe->res, "sendmsg");
+		s->slots[idx].busy = false;
+		s->served++;
+		if (!s->need_recv)
+			return 0;
+		s->need_recv = false;
+		return server_recv(s, idx);
+	}
+
+	if (cqe->res < 0)
+		return fail(cqe->res, "recvmsg");
+	ret = server_send(s, idx, cqe->res);
+	if (ret)
+		return ret;
+	/* with --count, the last echo must not leave a recv to wait for */
+	if (s->o->count && s->echoes >= s->o->count)
+		return 0;
+	i = free_slot(s->slots);
+	if (i < 0) {
+		s->need_recv = true;
+		return 0;
+	}
+	return server_recv(s, i);
+}
+
+/* Handle every CQE already posted; no waiting. */
+static int server_reap(struct server *s)
+{
+	struct io_uring_cqe *cqe;
+	unsigned int head, seen = 0;
+	int err = 0;
+
+	io_uring_for_each_cqe(&s->ring, head, cqe) {
+		seen++;
+		if (!err)
+			err = server_cqe(s, cqe);
+	}
+	io_uring_cq_advance(&s->ring, seen);
+	return err;
+}
+
+static int run_server(const struct opts *o, sigset_t *waitmask)
+{
+	struct server *s;
+	bool ring_up = false;
+	unsigned int loops = 0;
+	int ret, i;
+
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return fail(-ENOMEM, "calloc");
+	s->o = o;
+	s->fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s->fd < 0) {
+		ret = fail(-errno, "socket");
+		goto out;
+	}
+	if (bind(s->fd, (struct sockaddr *)&o->addr, sizeof(o->addr))) {
+		ret = fail(-errno, "bind");
+		goto out;
+	}
+	for (i = 0; i < NR_SLOTS; i++) {
+		s->slots[i].buf = calloc(1, BUF_SIZE);
+		if (!s->slots[i].buf) {
+			ret = fail(-ENOMEM, "calloc");
+			goto out;
+		}
+	}
+
+	ret = setup_ring(o, &s->ring);
+	if (ret)
+		goto out;
+	ring_up = true;
+	print_ring_line(o, &s->ring);
+	info(o, "serving on %s, ring %s, napi busy poll %u us%s", o->addr_str,
+	     o->ring->name, o->napi_us, o->napi_prefer ? " (prefer)" : "");
+
+	ret = server_recv(s, 0);
+	if (ret)
+		goto out;
+
+	/*
+	 * Each echo queues its sendmsg and the next recvmsg; one io_uring_enter
+	 * submits both and waits for both: the send completes inline, then the
+	 * thread sleeps (or busy polls) in io_cqring_wait for the next datagram.
+	 */
+	while (!o->count || s->served < o->count) {
+		/*
+		 * liburing 2.3 re-enters the wait after -EINTR, so a signal
+		 * alone never ends it: wake up every 200 ms to look at
+		 * stop_signal. Far above any busy-poll timeout (10 ms cap), so
+		 * the kernel's busy polling is unchanged.
+		 */
+		struct timespec deadline;
+
+		clock_gettime(CLOCK_MONOTONIC, &deadline);
+		deadline.tv_nsec += 200 * 1000 * 1000;
+		if (deadline.tv_nsec >= NSEC_PER_SEC) {
+			deadline.tv_sec++;
+			deadline.tv_nsec -= NSEC_PER_SEC;
+		}
+		ret = ring_wait(&s->ring, s->inflight, &deadline, waitmask);
+		if (ret == -ETIME)
+			ret = 0;
+		if (ret == -EINTR)
+			break;
+		if (ret < 0) {
+			fail(ret, "io_uring_enter");
+			goto out;
+		}
+		ret = server_reap(s);
+		if (ret)
+			goto out;
+		if (++loops % SIGNAL_CHECK_EVERY == 0)
+			poll_signals();
+		if (stop_signal)
+			break;
+	}
+	/* the last echo's send CQE may be posted but not yet reaped */
+	ret = server_reap(s);
+	if (ret)
+		goto out;
+
+	printf("served count=%u napi_id=%u\n", s->served, socket_napi_id(s->fd));
+	fflush(stdout);
+	if (!stop_signal)
+		linger(o);
+	ret = 0;
+out:
+	if (ring_up)
+		io_uring_queue_exit(&s->ring);
+	for (i = 0; i < NR_SLOTS; i++)
+		free(s->slots[i].buf);
+	if (s->fd >= 0)
+		close(s->fd);
+	free(s);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	sigset_t waitmask;
+	struct opts o;
+	int ret;
+
+	parse_args(argc, argv, &o);
+	if (setup_signals(&waitmask))
+		return EXIT_RUNTIME;
+	if (o.mode == MODE_SERVER)
+		ret = run_server(&o, &waitmask);
+	else
+		ret = run_client(&o, &waitmask);
+	return ret ? EXIT_RUNTIME : 0;
+}

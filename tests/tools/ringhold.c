@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ringhold - create io_uring rings with chosen setup flags and hold them
+ * open (or churn through create/close cycles), so that tests can watch the
+ * daemon discover, classify and tune them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include <liburing.h>
+
+#include "uring_abi.h"
+
+#define PROG			"ringhold"
+#define EXIT_RUNTIME		1
+#define EXIT_USAGE		2
+
+#define QUEUE_DEPTH		8
+#define SQ_THREAD_IDLE_MS	1000
+#define MAX_RINGS		100000
+#define NSEC_PER_SEC		1000000000LL
+/* churn: how often to look for SIGINT/SIGTERM (blocked, so not delivered) */
+#define SIGNAL_CHECK_EVERY	64
+
+struct flag_name {
+	const char *name;
+	unsigned int flags;
+};
+
+static const struct flag_name flag_names[] = {
+	{ "plain",		0 },
+	{ "iopoll",		UT_SETUP_IOPOLL },
+	{ "sqpoll",		UT_SETUP_SQPOLL },
+	{ "single-issuer",	UT_SETUP_SINGLE_ISSUER },
+	{ "defer-taskrun",	UT_SETUP_DEFER_TASKRUN | UT_SETUP_SINGLE_ISSUER },
+	{ "coop-taskrun",	UT_SETUP_COOP_TASKRUN },
+	/* liburing 2.3 lacks HYBRID_IOPOLL but passes params.flags through */
+	{ "hybrid-iopoll",	UT_SETUP_HYBRID_IOPOLL | UT_SETUP_IOPOLL },
+};
+
+#define NR_FLAG_NAMES	(sizeof(flag_names) / sizeof(flag_names[0]))
+
+struct opts {
+	unsigned int flags;
+	unsigned int count;
+	unsigned int napi_us;		/* 0 = no NAPI registration */
+	bool napi_prefer;
+	bool have_hold;
+	unsigned int hold_s;
+	unsigned int churn;		/* 0 = hold rings instead */
+};
+
+static void __attribute__((format(printf, 1, 2), noreturn))
+usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_USAGE);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: " PROG " [--flags LIST] [--count N] [--napi-busy-poll-us N] [--napi-prefer]\n"
+		"                [--hold SECONDS] [--churn N]\n"
+		"  --flags LIST            comma list of plain, iopoll, sqpoll, single-issuer,\n"
+		"                          defer-taskrun, coop-taskrun, hybrid-iopoll (plain)\n"
+		"  --count N               rings to create (1)\n"
+		"  --napi-busy-poll-us N   register NAPI busy polling (dynamic tracking) on each ring\n"
+		"  --napi-prefer           set prefer_busy_poll in that registration\n"
+		"  --hold SECONDS          hold that long, then exit (default: until SIGINT/SIGTERM)\n"
+		"  --churn N               create and close a ring N times, then hold only if --hold\n");
+}
+
+static unsigned long parse_ulong(const char *opt, const char *arg,
+				 unsigned long min, unsigned long max,
+				 const char *expect)
+{
+	unsigned long v;
+	char *end;
+
+	/* strtoul alone would take " 5", "+5" and wrap "-1" */
+	if (!isdigit((unsigned char)*arg))
+		goto bad;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	usage_error("%s: expected %s, got '%s'", opt, expect, arg);
+}
+
+static unsigned int parse_flags(const char *arg)
+{
+	unsigned int flags = 0;
+	const char *p = arg;
+	size_t len, i;
+
+	for (;;) {
+		len = strcspn(p, ",");
+		for (i = 0; i < NR_FLAG_NAMES; i++)
+			if (strlen(flag_names[i].name) == len &&
+			    !strncmp(p, flag_names[i].name, len))
+				break;
+		if (i == NR_FLAG_NAMES)
+			usage_error("--flags: unknown flag '%.*s' in '%s' (expected plain, iopoll, sqpoll, single-issuer, defer-taskrun, coop-taskrun, hybrid-iopoll)",
+				    (int)len, p, arg);
+		flags |= flag_names[i].flags;
+		if (!p[len])
+			return flags;
+		p += len + 1;
+	}
+}
+
+enum {
+	OPT_FLAGS = 256,
+	OPT_COUNT,
+	OPT_NAPI_US,
+	OPT_NAPI_PREFER,
+	OPT_HOLD,
+	OPT_CHURN,
+};
+
+static const struct option long_opts[] = {
+	{ "flags",		required_argument,	NULL, OPT_FLAGS },
+	{ "count",		required_argument,	NULL, OPT_COUNT },
+	{ "napi-busy-poll-us",	required_argument,	NULL, OPT_NAPI_US },
+	{ "napi-prefer",	no_argument,		NULL, OPT_NAPI_PREFER },
+	{ "hold",		required_argument,	NULL, OPT_HOLD },
+	{ "churn",		required_argument,	NULL, OPT_CHURN },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ NULL,			0,			NULL, 0 },
+};
+
+static void parse_args(int argc, char **argv, struct opts *o)
+{
+	bool have_count = false;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->count = 1;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FLAGS:
+			o->flags = parse_flags(optarg);
+			break;
+		case OPT_COUNT:
+			o->count = parse_ulong("--count", optarg, 1, MAX_RINGS,
+					       "an integer from 1 to 100000");
+			have_count = true;
+			break;
+		case OPT_NAPI_US:
+			o->napi_us = parse_ulong("--napi-busy-poll-us", optarg, 1,
+						 UINT32_MAX, "a positive integer");
+			break;
+		case OPT_NAPI_PREFER:
+			o->napi_prefer = true;
+			break;
+		case OPT_HOLD:
+			o->hold_s = parse_ulong("--hold", optarg, 0, INT32_MAX,
+						"a non-negative integer");
+			o->have_hold = true;
+			break;
+		case OPT_CHURN:
+			o->churn = parse_ulong("--churn", optarg, 1, UINT32_MAX,
+					       "a positive integer");
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			usage_error("%s: missing argument", argv[optind - 1]);
+		default:
+			if (optopt >= OPT_FLAGS)
+				usage_error("%s: takes no argument", argv[optind - 1]);
+			if (optopt)
+				usage_error("unknown option '-%c' (see --help)", optopt);
+			usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		usage_error("unexpected argument '%s'", argv[optind]);
+	if (o->napi_prefer && !o->napi_us)
+		usage_error("--napi-prefer: needs --napi-busy-poll-us");
+	if (o->churn && have_count)
+		usage_error("--count: not with --churn (churn creates one ring at a time)");
+}
+
+static long long ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (a->tv_sec - b->tv_sec) * NSEC_PER_SEC + (a->tv_nsec - b->tv_nsec);
+}
+
+static int ring_create(const struct opts *o, struct io_uring *ring)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = o->flags;
+	if (p.flags & UT_SETUP_SQPOLL)
+		p.sq_thread_idle = SQ_THREAD_IDLE_MS;
+	ret = io_uring_queue_init_params(QUEUE_DEPTH, ring, &p);
+	if (ret < 0)
+		fprintf(stderr, PROG ": io_uring_setup(flags=0x%x): %s\n",
+			o->flags, strerror(-ret));
+	return ret;
+}
+
+/*
+ * Register NAPI busy polling with dynamic tracking; returns 0 or a negative
+ * errno. From this (the submitter) thread, so SINGLE_ISSUER rings accept it;
+ * IOPOLL rings refuse it with EINVAL.
+ */
+static int ring_napi(const struct opts *o, const struct io_uring *ring)
+{
+	struct ut_io_uring_napi napi = {
+		.busy_poll_to = o->napi_us,
+		.prefer_busy_poll = o->napi_prefer,
+		.opcode = UT_NAPI_REGISTER_OP,
+		.op_param = UT_NAPI_TRACKING_DYNAMIC,
+	};
+
+	if (syscall(__NR_io_uring_register, ring->ring_fd, UT_IORING_REGISTER_NAPI,
+		    &napi, 1) < 0)
+		return -errno;
+	return 0;
+}
+
+static const char *errno_name(int err)
+{
+	const char *name = strerrorname_np(err);
+
+	return name ? name : "unknown-errno";
+}
+
+/* SIGINT/SIGTERM stay blocked: the hold waits for them with sigtimedwait. */
+static bool signal_pending_now(void)
+{
+	sigset_t pending;
+
+	if (sigpending(&pending))
+		return false;
+	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
+}
+
+static void hold(const struct opts *o, const sigset_t *sigs)
+{
+	struct timespec deadline, now, left;
+	long long ns;
+
+	if (!o->have_hold) {
+		while (sigwaitinfo(sigs, NULL) < 0)
+			;	/* EINTR from a stop/continue: keep waiting */
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += o->hold_s;
+	for (;;) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		ns = ts_diff_ns(&deadline, &now);
+		if (ns <= 0)
+			return;
+		left.tv_sec = ns / NSEC_PER_SEC;
+		left.tv_nsec = ns % NSEC_PER_SEC;
+		if (sigtimedwait(sigs, NULL, &left) > 0 || errno == EAGAIN)
+			return;
+	}
+}
+
+static int churn(const struct opts *o, const sigset_t *sigs)
+{
+	bool napi_warned = false;
+	struct io_uring ring;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < o->churn; i++) {
+		/* a signal ends the churn early, as a clean exit */
+		if (i % SIGNAL_CHECK_EVERY == 0 && signal_pending_now())
+			break;
+		ret = ring_create(o, &ring);
+		if (ret)
+			return ret;
+		if (o->napi_us) {
+			ret = ring_napi(o, &ring);
+			if (ret && !napi_warned) {
+				fprintf(stderr, PROG ": IORING_REGISTER_NAPI: %s (reported once)\n",
+					strerror(-ret));
+				napi_warned = true;
+			}
+		}
+		io_uring_queue_exit(&ring);
+	}
+	printf("churned count=%u\n", i);
+	fflush(stdout);
+	if (i < o->churn || !o->have_hold)
+		return 0;
+	printf("ready\n");
+	fflush(stdout);
+	hold(o, sigs);
+	return 0;
+}
+
+static int hold_rings(const struct opts *o, const sigset_t *sigs)
+{
+	struct io_uring *rings;
+	unsigned int i, nr = 0;
+	int ret = 0;
+
+	rings = calloc(o->count, sizeof(*rings));
+	if (!rings) {
+		fprintf(stderr, PROG ": calloc: %s\n", strerror(ENOMEM));
+		return -ENOMEM;
+	}
+	for (nr = 0; nr < o->count; nr++) {
+		char napi[32] = "off";
+
+		ret = ring_create(o, &rings[nr]);
+		if (ret)
+			goto out;
+		if (o->napi_us) {
+			/* a refusal is a result worth reporting, not a failure */
+			ret = ring_napi(o, &rings[nr]);
+			snprintf(napi, sizeof(napi), "%s", ret ? errno_name(-ret) : "ok");
+			ret = 0;
+		}
+		printf("ring pid=%d fd=%d flags=0x%x napi=%s\n", (int)getpid(),
+		       rings[nr].ring_fd, rings[nr].flags, napi);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	hold(o, sigs);
+out:
+	fflush(stdout);
+	for (i = 0; i < nr; i++)
+		io_uring_queue_exit(&rings[i]);
+	free(rings);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct opts o;
+	sigset_t sigs;
+	int ret;
+
+	parse_args(argc, argv, &o);
+
+	/* blocked for good: hold() collects them with sigtimedwait, a clean exit */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	if (sigprocmask(SIG_BLOCK, &sigs, NULL)) {
+		fprintf(stderr, PROG ": sigprocmask: %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
+
+	if (o.churn)
+		ret = churn(&o, &sigs);
+	else
+		ret = hold_rings(&o, &sigs);
+	return ret ? EXIT_RUNTIME : 0;
+}
