@@ -16,7 +16,7 @@ ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN		:= -Wall -Wextra -Wformat=2 -Werror
 CFLAGS		?= -O2 -g
-override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -I$(BUILD)
+override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -Itests/tools -I$(BUILD)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 		   -I$(BUILD) -Ibpf -Icommon
 
@@ -85,10 +85,10 @@ $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
 
-$(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(COMMON_OBJS)
+$(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
-$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(COMMON_OBJS)
+$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(DAEMON_LIB_OBJS) $(COMMON_OBJS)

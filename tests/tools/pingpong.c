@@ -27,6 +27,7 @@
 
 #include <liburing.h>
 
+#include "tool.h"
 #include "uring_abi.h"
 
 #ifndef SO_INCOMING_NAPI_ID
@@ -109,19 +110,6 @@ static void on_signal(int sig)
 	stop_signal = sig;
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
 /* Report a runtime failure; returns @err (a negative errno) for the caller. */
 static int fail(int err, const char *what)
 {
@@ -159,25 +147,6 @@ static void usage(FILE *f)
 		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD);
 }
 
-static unsigned long parse_ulong(const char *opt, const char *arg,
-				 unsigned long min, unsigned long max,
-				 const char *expect)
-{
-	unsigned long v;
-	char *end;
-
-	/* strtoul alone would take " 5", "+5" and wrap "-1" */
-	if (!isdigit((unsigned char)*arg))
-		goto bad;
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	return v;
-bad:
-	usage_error("%s: expected %s, got '%s'", opt, expect, arg);
-}
-
 static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin)
 {
 	char host[INET_ADDRSTRLEN];
@@ -206,7 +175,7 @@ static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin
 	sin->sin_port = htons(port);
 	return;
 bad:
-	usage_error("%s: expected ADDR:PORT (IPv4 dotted quad, port 1-65535), got '%s'",
+	tool_usage_error("%s: expected ADDR:PORT (IPv4 dotted quad, port 1-65535), got '%s'",
 		    opt, arg);
 }
 
@@ -217,7 +186,7 @@ static const struct ring_kind *parse_ring(const char *arg)
 	for (i = 0; i < sizeof(ring_kinds) / sizeof(ring_kinds[0]); i++)
 		if (!strcmp(arg, ring_kinds[i].name))
 			return &ring_kinds[i];
-	usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
+	tool_usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
 		    arg);
 }
 
@@ -259,7 +228,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	o->ring = &ring_kinds[0];
 
 	if (argc < 2)
-		usage_error("missing mode: expected 'server' or 'client' (see --help)");
+		tool_usage_error("missing mode: expected 'server' or 'client' (see --help)");
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
 		exit(0);
@@ -269,7 +238,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	else if (!strcmp(argv[1], "client"))
 		o->mode = MODE_CLIENT;
 	else
-		usage_error("expected 'server' or 'client' first, got '%s'", argv[1]);
+		tool_usage_error("expected 'server' or 'client' first, got '%s'", argv[1]);
 
 	/* av[0] is the mode word, which getopt skips like a program name */
 	opterr = 0;
@@ -286,12 +255,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			have_connect = true;
 			break;
 		case OPT_COUNT:
-			o->count = parse_ulong("--count", optarg, 1, UINT32_MAX,
+			o->count = tool_parse_ulong("--count", optarg, 1, UINT32_MAX,
 					       "a positive integer");
 			have_count = true;
 			break;
 		case OPT_SIZE:
-			o->size = parse_ulong("--size", optarg, 1, MAX_PAYLOAD,
+			o->size = tool_parse_ulong("--size", optarg, 1, MAX_PAYLOAD,
 					      "an integer from 1 to 65507");
 			have_size = true;
 			break;
@@ -299,14 +268,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->ring = parse_ring(optarg);
 			break;
 		case OPT_NAPI_US:
-			o->napi_us = parse_ulong("--napi-busy-poll-us", optarg, 1,
+			o->napi_us = tool_parse_ulong("--napi-busy-poll-us", optarg, 1,
 						 UINT32_MAX, "a positive integer");
 			break;
 		case OPT_NAPI_PREFER:
 			o->napi_prefer = true;
 			break;
 		case OPT_LINGER:
-			o->linger_s = parse_ulong("--linger", optarg, 0, INT32_MAX,
+			o->linger_s = tool_parse_ulong("--linger", optarg, 0, INT32_MAX,
 						  "a non-negative integer");
 			break;
 		case OPT_QUIET:
@@ -316,35 +285,35 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			usage(stdout);
 			exit(0);
 		case ':':
-			usage_error("%s: missing argument", av[optind - 1]);
+			tool_usage_error("%s: missing argument", av[optind - 1]);
 		default:
 			if (optopt >= OPT_BIND)
-				usage_error("%s: takes no argument", av[optind - 1]);
+				tool_usage_error("%s: takes no argument", av[optind - 1]);
 			if (optopt)
-				usage_error("unknown option '-%c' (see --help)", optopt);
-			usage_error("unknown option '%s' (see --help)", av[optind - 1]);
+				tool_usage_error("unknown option '-%c' (see --help)", optopt);
+			tool_usage_error("unknown option '%s' (see --help)", av[optind - 1]);
 		}
 	}
 	if (optind < ac)
-		usage_error("unexpected argument '%s'", av[optind]);
+		tool_usage_error("unexpected argument '%s'", av[optind]);
 
 	if (o->mode == MODE_SERVER) {
 		if (have_connect)
-			usage_error("--connect: only for the client (the server takes --bind)");
+			tool_usage_error("--connect: only for the client (the server takes --bind)");
 		if (have_size)
-			usage_error("--size: only for the client");
+			tool_usage_error("--size: only for the client");
 		if (!have_bind)
-			usage_error("server: --bind ADDR:PORT is required");
+			tool_usage_error("server: --bind ADDR:PORT is required");
 	} else {
 		if (have_bind)
-			usage_error("--bind: only for the server (the client takes --connect)");
+			tool_usage_error("--bind: only for the server (the client takes --connect)");
 		if (!have_connect)
-			usage_error("client: --connect ADDR:PORT is required");
+			tool_usage_error("client: --connect ADDR:PORT is required");
 		if (!have_count)
 			o->count = DEFAULT_COUNT;
 	}
 	if (o->napi_prefer && !o->napi_us)
-		usage_error("--napi-prefer: needs --napi-busy-poll-us");
+		tool_usage_error("--napi-prefer: needs --napi-busy-poll-us");
 }
 
 /*
@@ -384,47 +353,20 @@ static void poll_signals(void)
 		stop_signal = SIGINT;
 }
 
-static long long ts_diff_ns(const struct timespec *a, const struct timespec *b)
-{
-	return (a->tv_sec - b->tv_sec) * NSEC_PER_SEC + (a->tv_nsec - b->tv_nsec);
-}
-
 static int setup_ring(const struct opts *o, struct io_uring *ring)
 {
-	struct ut_io_uring_napi napi = {
-		.busy_poll_to = o->napi_us,
-		.prefer_busy_poll = o->napi_prefer,
-		.opcode = UT_NAPI_REGISTER_OP,
-		.op_param = UT_NAPI_TRACKING_DYNAMIC,
-	};
-	struct io_uring_params p;
 	int ret;
 
-	memset(&p, 0, sizeof(p));
-	p.flags = o->ring->flags;
-	if (p.flags & UT_SETUP_SQPOLL)
-		p.sq_thread_idle = SQ_THREAD_IDLE_MS;
-	ret = io_uring_queue_init_params(QUEUE_DEPTH, ring, &p);
-	if (ret < 0) {
-		fprintf(stderr, PROG ": io_uring_setup(flags=0x%x): %s\n",
-			o->ring->flags, strerror(-ret));
+	ret = tool_ring_init(ring, o->ring->flags);
+	if (ret < 0 || !o->napi_us)
 		return ret;
-	}
-	if (!o->napi_us)
-		return 0;
-
-	/*
-	 * liburing 2.3 has no NAPI helpers. SINGLE_ISSUER rings accept
-	 * register calls only from their submitter task (else EEXIST): this
-	 * single-threaded process is it.
-	 */
-	if (syscall(__NR_io_uring_register, ring->ring_fd, UT_IORING_REGISTER_NAPI,
-		    &napi, 1) < 0) {
-		ret = fail(-errno, "IORING_REGISTER_NAPI");
+	/* this single-threaded process is the submitter SINGLE_ISSUER demands */
+	ret = tool_register_napi(ring->ring_fd, o->napi_us, o->napi_prefer);
+	if (ret) {
+		fail(ret, "IORING_REGISTER_NAPI");
 		io_uring_queue_exit(ring);
-		return ret;
 	}
-	return 0;
+	return ret;
 }
 
 static void print_ring_line(const struct opts *o, const struct io_uring *ring)
@@ -464,7 +406,7 @@ static int ring_wait(struct io_uring *ring, unsigned int nr,
 		long long left;
 
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		left = ts_diff_ns(deadline, &now);
+		left = tool_ts_diff_ns(deadline, &now);
 		if (left <= 0)
 			return -ETIME;
 		ts.tv_sec = left / NSEC_PER_SEC;
@@ -526,7 +468,7 @@ static void linger(const struct opts *o)
 	deadline.tv_sec += o->linger_s;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = ts_diff_ns(&deadline, &now);
+		ns = tool_ts_diff_ns(&deadline, &now);
 		if (ns <= 0)
 			return;
 		left.tv_sec = ns / NSEC_PER_SEC;
@@ -640,7 +582,7 @@ static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
 		if (err)
 			return err;
 	}
-	stats_add(st, ts_diff_ns(&t1, &t0) / 1000.0);
+	stats_add(st, tool_ts_diff_ns(&t1, &t0) / 1000.0);
 	return 0;
 }
 
@@ -920,6 +862,7 @@ int main(int argc, char **argv)
 	struct opts o;
 	int ret;
 
+	tool_prog = PROG;
 	parse_args(argc, argv, &o);
 	if (setup_signals(&waitmask))
 		return EXIT_RUNTIME;

@@ -20,6 +20,7 @@
 
 #include <liburing.h>
 
+#include "tool.h"
 #include "uring_abi.h"
 
 #define PROG			"ringhold"
@@ -61,19 +62,6 @@ struct opts {
 	unsigned int churn;		/* 0 = hold rings instead */
 };
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_USAGE);
-}
-
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -86,25 +74,6 @@ static void usage(FILE *f)
 		"  --napi-prefer           set prefer_busy_poll in that registration\n"
 		"  --hold SECONDS          hold that long, then exit (default: until SIGINT/SIGTERM)\n"
 		"  --churn N               create and close a ring N times, then hold only if --hold\n");
-}
-
-static unsigned long parse_ulong(const char *opt, const char *arg,
-				 unsigned long min, unsigned long max,
-				 const char *expect)
-{
-	unsigned long v;
-	char *end;
-
-	/* strtoul alone would take " 5", "+5" and wrap "-1" */
-	if (!isdigit((unsigned char)*arg))
-		goto bad;
-	errno = 0;
-	v = strtoul(arg, &end, 10);
-	if (errno || *end || v < min || v > max)
-		goto bad;
-	return v;
-bad:
-	usage_error("%s: expected %s, got '%s'", opt, expect, arg);
 }
 
 static unsigned int parse_flags(const char *arg)
@@ -120,7 +89,7 @@ static unsigned int parse_flags(const char *arg)
 			    !strncmp(p, flag_names[i].name, len))
 				break;
 		if (i == NR_FLAG_NAMES)
-			usage_error("--flags: unknown flag '%.*s' in '%s' (expected plain, iopoll, sqpoll, single-issuer, defer-taskrun, coop-taskrun, hybrid-iopoll)",
+			tool_usage_error("--flags: unknown flag '%.*s' in '%s' (expected plain, iopoll, sqpoll, single-issuer, defer-taskrun, coop-taskrun, hybrid-iopoll)",
 				    (int)len, p, arg);
 		flags |= flag_names[i].flags;
 		if (!p[len])
@@ -164,86 +133,55 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->flags = parse_flags(optarg);
 			break;
 		case OPT_COUNT:
-			o->count = parse_ulong("--count", optarg, 1, MAX_RINGS,
+			o->count = tool_parse_ulong("--count", optarg, 1, MAX_RINGS,
 					       "an integer from 1 to 100000");
 			have_count = true;
 			break;
 		case OPT_NAPI_US:
-			o->napi_us = parse_ulong("--napi-busy-poll-us", optarg, 1,
+			o->napi_us = tool_parse_ulong("--napi-busy-poll-us", optarg, 1,
 						 UINT32_MAX, "a positive integer");
 			break;
 		case OPT_NAPI_PREFER:
 			o->napi_prefer = true;
 			break;
 		case OPT_HOLD:
-			o->hold_s = parse_ulong("--hold", optarg, 0, INT32_MAX,
+			o->hold_s = tool_parse_ulong("--hold", optarg, 0, INT32_MAX,
 						"a non-negative integer");
 			o->have_hold = true;
 			break;
 		case OPT_CHURN:
-			o->churn = parse_ulong("--churn", optarg, 1, UINT32_MAX,
+			o->churn = tool_parse_ulong("--churn", optarg, 1, UINT32_MAX,
 					       "a positive integer");
 			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
 		case ':':
-			usage_error("%s: missing argument", argv[optind - 1]);
+			tool_usage_error("%s: missing argument", argv[optind - 1]);
 		default:
 			if (optopt >= OPT_FLAGS)
-				usage_error("%s: takes no argument", argv[optind - 1]);
+				tool_usage_error("%s: takes no argument", argv[optind - 1]);
 			if (optopt)
-				usage_error("unknown option '-%c' (see --help)", optopt);
-			usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+				tool_usage_error("unknown option '-%c' (see --help)", optopt);
+			tool_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 		}
 	}
 	if (optind < argc)
-		usage_error("unexpected argument '%s'", argv[optind]);
+		tool_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->napi_prefer && !o->napi_us)
-		usage_error("--napi-prefer: needs --napi-busy-poll-us");
+		tool_usage_error("--napi-prefer: needs --napi-busy-poll-us");
 	if (o->churn && have_count)
-		usage_error("--count: not with --churn (churn creates one ring at a time)");
-}
-
-static long long ts_diff_ns(const struct timespec *a, const struct timespec *b)
-{
-	return (a->tv_sec - b->tv_sec) * NSEC_PER_SEC + (a->tv_nsec - b->tv_nsec);
+		tool_usage_error("--count: not with --churn (churn creates one ring at a time)");
 }
 
 static int ring_create(const struct opts *o, struct io_uring *ring)
 {
-	struct io_uring_params p;
-	int ret;
-
-	memset(&p, 0, sizeof(p));
-	p.flags = o->flags;
-	if (p.flags & UT_SETUP_SQPOLL)
-		p.sq_thread_idle = SQ_THREAD_IDLE_MS;
-	ret = io_uring_queue_init_params(QUEUE_DEPTH, ring, &p);
-	if (ret < 0)
-		fprintf(stderr, PROG ": io_uring_setup(flags=0x%x): %s\n",
-			o->flags, strerror(-ret));
-	return ret;
+	return tool_ring_init(ring, o->flags);
 }
 
-/*
- * Register NAPI busy polling with dynamic tracking; returns 0 or a negative
- * errno. From this (the submitter) thread, so SINGLE_ISSUER rings accept it;
- * IOPOLL rings refuse it with EINVAL.
- */
 static int ring_napi(const struct opts *o, const struct io_uring *ring)
 {
-	struct ut_io_uring_napi napi = {
-		.busy_poll_to = o->napi_us,
-		.prefer_busy_poll = o->napi_prefer,
-		.opcode = UT_NAPI_REGISTER_OP,
-		.op_param = UT_NAPI_TRACKING_DYNAMIC,
-	};
-
-	if (syscall(__NR_io_uring_register, ring->ring_fd, UT_IORING_REGISTER_NAPI,
-		    &napi, 1) < 0)
-		return -errno;
-	return 0;
+	return tool_register_napi(ring->ring_fd, o->napi_us, o->napi_prefer);
 }
 
 static const char *errno_name(int err)
@@ -277,7 +215,7 @@ static void hold(const struct opts *o, const sigset_t *sigs)
 	deadline.tv_sec += o->hold_s;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = ts_diff_ns(&deadline, &now);
+		ns = tool_ts_diff_ns(&deadline, &now);
 		if (ns <= 0)
 			return;
 		left.tv_sec = ns / NSEC_PER_SEC;
@@ -364,6 +302,7 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int ret;
 
+	tool_prog = PROG;
 	parse_args(argc, argv, &o);
 
 	/* blocked for good: hold() collects them with sigtimedwait, a clean exit */

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Helpers shared by the load generators. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tool.h"
+#include "uring_abi.h"
+
+const char *tool_prog = "tool";
+
+void tool_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", tool_prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(TOOL_EXIT_USAGE);
+}
+
+unsigned long tool_parse_ulong(const char *opt, const char *arg, unsigned long min,
+			       unsigned long max, const char *expect)
+{
+	unsigned long v;
+	char *end;
+
+	/* strtoul alone would take " 5", "+5" and wrap "-1" */
+	if (!isdigit((unsigned char)*arg))
+		goto bad;
+	errno = 0;
+	v = strtoul(arg, &end, 10);
+	if (errno || *end || v < min || v > max)
+		goto bad;
+	return v;
+bad:
+	tool_usage_error("%s: expected %s, got '%s'", opt, expect, arg);
+}
+
+long long tool_ts_diff_ns(const struct timespec *a, const struct timespec *b)
+{
+	return (a->tv_sec - b->tv_sec) * 1000000000LL + (a->tv_nsec - b->tv_nsec);
+}
+
+int tool_ring_init(struct io_uring *ring, unsigned int flags)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = flags;
+	if (flags & UT_SETUP_SQPOLL)
+		p.sq_thread_idle = TOOL_SQ_THREAD_IDLE_MS;
+	ret = io_uring_queue_init_params(TOOL_QUEUE_DEPTH, ring, &p);
+	if (ret < 0)
+		fprintf(stderr, "%s: io_uring_setup(flags=0x%x): %s\n", tool_prog, flags,
+			strerror(-ret));
+	return ret;
+}
+
+int tool_register_napi(int ring_fd, unsigned int busy_poll_us, bool prefer)
+{
+	struct ut_io_uring_napi napi = {
+		.busy_poll_to = busy_poll_us,
+		.prefer_busy_poll = prefer,
+		.opcode = UT_NAPI_REGISTER_OP,
+		.op_param = UT_NAPI_TRACKING_DYNAMIC,
+	};
+
+	if (syscall(__NR_io_uring_register, ring_fd, UT_IORING_REGISTER_NAPI, &napi, 1) < 0)
+		return -errno;
+	return 0;
+}
