@@ -8,8 +8,8 @@
  *   io_uring_create        new ring: map entry + ring-buffer event, per ring
  *   io_uring_register      NAPI (un)register, by the app or by us, per call
  *   io_uring_cqring_wait   a wait that must block: outcome, busy window, per wait
- *   io_uring_poll_arm      request armed poll: start of the coming wait, per arm
- *   io_uring_task_add      poll woke on data: the socket's NAPI ID, per wake
+ *   io_uring_poll_arm      request armed poll: start of the coming wait and
+ *                          the socket's NAPI ID, per arm
  *   iter/task_file         inventory of rings, run by user space on demand
  * No syscall, sched_switch or napi_poll tracepoint: those fire for every
  * syscall, switch or busy-poll iteration and cost ~40% of a ping-pong's RTT.
@@ -278,6 +278,64 @@ static __always_inline __u64 busy_poll_ns_direct(struct io_ring_ctx *ctx)
 	return 0;
 }
 
+/*
+ * The NAPI ID of the socket a request polls, recorded on its ring. Taken
+ * where the kernel's own dynamic tracking takes it (io_arm_poll_handler ->
+ * io_napi_add): the ID of the last packet the socket received.
+ */
+static __always_inline void note_napi_id(struct io_kiocb *req)
+{
+	struct file *file = req->file;
+	struct ut_ring_stats *rs;
+	struct napi_seen *seen;
+	struct socket *sock;
+	__u32 zero = 0, id;
+	__u64 key;
+	int i;
+
+	key = (__u64)req->ctx;
+	seen = bpf_map_lookup_elem(&last_napi, &zero);
+	if (!seen)
+		return;
+	if (seen->ctx == key && seen->file == (__u64)file && seen->skip) {
+		seen->skip--;
+		return;
+	}
+	if (!file || (file->f_inode->i_mode & S_IFMT) != S_IFSOCK)
+		return;
+	/* private_data is untyped: two probe reads to the socket's NAPI ID */
+	sock = file->private_data;
+	id = BPF_CORE_READ(sock, sk, sk_napi_id);
+	if (id < min_napi_id)
+		return;
+	seen->ctx = key;
+	seen->file = (__u64)file;
+	seen->skip = NAPI_RECHECK - 1;
+
+	rs = ring_get(req->ctx);
+	if (!rs || rs->last_napi_id == id)
+		return;
+	rs->last_napi_id = id;
+
+	for (i = 0; i < UT_MAX_NAPI_IDS; i++) {
+		__u32 cur = rs->napi_ids[i];
+
+		if (cur == id)
+			return;
+		if (cur)
+			continue;
+		/* two CPUs may race for the slot: the loser tries the next one */
+		cur = __sync_val_compare_and_swap(&rs->napi_ids[i], 0, id);
+		if (cur == 0 || cur == id) {
+			if (cur == 0)
+				rs->napi_ids_changed_ns = bpf_ktime_get_ns();
+			return;
+		}
+	}
+	__sync_fetch_and_add(&rs->napi_ids_overflow, 1);
+	return;
+}
+
 SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 {
@@ -285,6 +343,8 @@ int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 	struct arm_stamp *st;
 	__u32 zero = 0;
 	__u64 dt;
+
+	note_napi_id(req);
 
 	/* only rings that busy-poll in their waits need a window start */
 	dt = busy_poll_ns_direct(ring);
@@ -302,60 +362,6 @@ int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 	return 0;
 }
 
-/* Poll woke because data arrived: the socket's NAPI ID is the fresh one. */
-SEC("tp_btf/io_uring_task_add")
-int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
-{
-	struct file *file = req->file;
-	struct ut_ring_stats *rs;
-	struct napi_seen *seen;
-	struct socket *sock;
-	__u32 zero = 0, id;
-	__u64 key;
-	int i;
-
-	key = (__u64)req->ctx;
-	seen = bpf_map_lookup_elem(&last_napi, &zero);
-	if (!seen)
-		return 0;
-	if (seen->ctx == key && seen->file == (__u64)file && seen->skip) {
-		seen->skip--;
-		return 0;
-	}
-	if (!file || (file->f_inode->i_mode & S_IFMT) != S_IFSOCK)
-		return 0;
-	/* private_data is untyped: two probe reads to the socket's NAPI ID */
-	sock = file->private_data;
-	id = BPF_CORE_READ(sock, sk, sk_napi_id);
-	if (id < min_napi_id)
-		return 0;
-	seen->ctx = key;
-	seen->file = (__u64)file;
-	seen->skip = NAPI_RECHECK - 1;
-
-	rs = ring_get(req->ctx);
-	if (!rs || rs->last_napi_id == id)
-		return 0;
-	rs->last_napi_id = id;
-
-	for (i = 0; i < UT_MAX_NAPI_IDS; i++) {
-		__u32 cur = rs->napi_ids[i];
-
-		if (cur == id)
-			return 0;
-		if (cur)
-			continue;
-		/* two CPUs may race for the slot: the loser tries the next one */
-		cur = __sync_val_compare_and_swap(&rs->napi_ids[i], 0, id);
-		if (cur == 0 || cur == id) {
-			if (cur == 0)
-				rs->napi_ids_changed_ns = bpf_ktime_get_ns();
-			return 0;
-		}
-	}
-	__sync_fetch_and_add(&rs->napi_ids_overflow, 1);
-	return 0;
-}
 
 static __always_inline __u32 log2_u64(__u64 v)
 {
