@@ -29,11 +29,12 @@ struct ut_napi_state {
 };
 
 /*
- * Per-ring statistics, value of the "rings" hash map. Counters only grow;
+ * Per-ring statistics, a slot of the "ring_stats" array. Counters only grow;
  * user space takes differences. Updated from several CPUs at once, so every
  * counter is bumped with an atomic add.
  */
 struct ut_ring_stats {
+	__u64 ctx;		/* the ring owning this slot, 0 if free */
 	__u64 created_ns;	/* bpf_ktime_get_ns() when the entry was made */
 	__u32 tgid;		/* creator, 0 if the ring predates the programs */
 	__u32 setup_flags;

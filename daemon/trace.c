@@ -133,7 +133,9 @@ int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
 	}
 	t->skel->rodata->min_napi_id = min_napi_id();
 	skip_programs(t->skel->obj);
-	bpf_map__set_max_entries(t->skel->maps.rings, max_rings);
+	bpf_map__set_max_entries(t->skel->maps.ring_slots, max_rings);
+	bpf_map__set_max_entries(t->skel->maps.ring_stats, max_rings);
+	bpf_map__set_max_entries(t->skel->maps.free_slots, max_rings);
 
 	ret = napi_trace_bpf__load(t->skel);
 	if (ret) {
@@ -146,6 +148,15 @@ int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
 				 "(run with log_level = debug for the verifier's log)",
 				 strerror(-ret));
 		goto fail;
+	}
+
+	/* every slot is free until a ring takes it; before attach, no ring can */
+	for (__u32 slot = 0; slot < max_rings; slot++) {
+		if (bpf_map_update_elem(bpf_map__fd(t->skel->maps.free_slots), NULL, &slot, 0)) {
+			ret = -errno;
+			snprintf(err, errlen, "filling the BPF slot queue: %s", strerror(-ret));
+			goto fail;
+		}
 	}
 
 	ret = napi_trace_bpf__attach(t->skel);
@@ -220,39 +231,63 @@ int trace_sweep(struct ut_trace *t, trace_rec_cb cb, void *arg)
 	return n;
 }
 
-int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out)
+static int ring_slot(const struct ut_trace *t, uint64_t ctx, uint32_t *slot)
 {
-	if (bpf_map__lookup_elem(t->skel->maps.rings, &ctx, sizeof(ctx), out,
-				 sizeof(*out), 0))
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.ring_slots), &ctx, slot))
 		return -errno;
 	return 0;
 }
 
+int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out)
+{
+	uint32_t slot;
+	int ret;
+
+	ret = ring_slot(t, ctx, &slot);
+	if (ret)
+		return ret;
+	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.ring_stats), &slot, out))
+		return -errno;
+	/* the slot was given to another ring in between */
+	return out->ctx == ctx ? 0 : -ENOENT;
+}
+
 int trace_prune(struct ut_trace *t, trace_keep_cb keep, void *arg, uint64_t t0_ns)
 {
-	int fd = bpf_map__fd(t->skel->maps.rings);
-	uint64_t key, next, *doomed;
+	int slots_fd = bpf_map__fd(t->skel->maps.ring_slots);
+	int stats_fd = bpf_map__fd(t->skel->maps.ring_stats);
+	int free_fd = bpf_map__fd(t->skel->maps.free_slots);
+	static const struct ut_ring_stats empty;
 	struct ut_ring_stats val;
+	uint64_t key, next, *doomed;
 	size_t n = 0, left = 0;
 	void *prev = NULL;
+	uint32_t slot;
 
 	doomed = malloc(sizeof(*doomed) * t->max_rings);
 	if (!doomed)
 		return -ENOMEM;
 
 	/* collect first: deleting while walking restarts a hash map walk */
-	while (bpf_map_get_next_key(fd, prev, &next) == 0) {
+	while (bpf_map_get_next_key(slots_fd, prev, &next) == 0) {
 		key = next;
 		prev = &key;
-		if (bpf_map_lookup_elem(fd, &key, &val))
+		if (ring_slot(t, key, &slot) ||
+		    bpf_map_lookup_elem(stats_fd, &slot, &val))
 			continue;
 		if (!keep(key, arg) && val.created_ns < t0_ns && n < t->max_rings)
 			doomed[n++] = key;
 		else
 			left++;
 	}
-	for (size_t i = 0; i < n; i++)
-		bpf_map_delete_elem(fd, &doomed[i]);
+	/* unlink, clear (stale per-CPU caches then miss), give the slot back */
+	for (size_t i = 0; i < n; i++) {
+		if (ring_slot(t, doomed[i], &slot) ||
+		    bpf_map_delete_elem(slots_fd, &doomed[i]))
+			continue;
+		bpf_map_update_elem(stats_fd, &slot, &empty, BPF_ANY);
+		bpf_map_update_elem(free_fd, NULL, &slot, 0);
+	}
 	free(doomed);
 	return (int)left;
 }
