@@ -12,6 +12,15 @@ BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PKG_CONFIG	?= pkg-config
 CONFIG		?= config/uringtune.ini
 
+# kernel-style quiet build; V=1 shows the commands
+ifeq ($(V),1)
+Q		:=
+msg		= @true
+else
+Q		:= @
+msg		= @printf '  %-8s %s\n' $(1) $(2)
+endif
+
 ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN		:= -Wall -Wextra -Wformat=2 -Werror
@@ -63,47 +72,56 @@ deps:
 $(BUILD)/vmlinux.h:
 	@mkdir -p $(@D)
 	@test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux: the build needs a kernel with BTF (CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
-	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+	$(call msg,GEN,$@)
+	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
-	$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
-	$(BPFTOOL) gen skeleton $< > $@
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
 
 # the daemon's objects that include skeletons must wait for them
 $(DAEMON_OBJS): $(BPF_SKELS)
 
 $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
 
 $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 $(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(DAEMON_LIB_OBJS) $(COMMON_OBJS)
-	$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 check: deps
-	$(MAKE) all
+	@$(MAKE) --no-print-directory all
 	@tests/run.sh
 
 run: deps
-	$(MAKE) all
+	@$(MAKE) --no-print-directory all
 	$(BUILD)/uringtuned -c $(CONFIG) --foreground
 
 bench: deps
-	$(MAKE) all
+	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
 clean:
