@@ -23,7 +23,7 @@ one_round() {
 		--count "$COUNT" --napi-busy-poll-us 50 --quiet | grep '^rtt '
 }
 
-echo "round,daemon,min_us,avg_us,max_us,mdev_us" >"$out"
+echo "round,daemon,min_us,avg_us,max_us,mdev_us,p50_us,p99_us" >"$out"
 for r in $(seq 1 "$ROUNDS"); do
 	# alternate the order so drift on a shared machine hits both sides
 	if [ $((r % 2)) = 1 ]; then order="off on"; else order="on off"; fi
@@ -31,20 +31,29 @@ for r in $(seq 1 "$ROUNDS"); do
 		[ "$mode" = on ] && start_daemon
 		line=$(one_round)
 		[ "$mode" = on ] && stop_daemon
-		printf '%s,%s,%s,%s,%s,%s\n' "$r" "$mode" "$(field min_us "$line")" \
+		printf '%s,%s,%s,%s,%s,%s,%s,%s\n' "$r" "$mode" "$(field min_us "$line")" \
 			"$(field avg_us "$line")" "$(field max_us "$line")" \
-			"$(field mdev_us "$line")" >>"$out"
+			"$(field mdev_us "$line")" "$(field p50_us "$line")" \
+			"$(field p99_us "$line")" >>"$out"
 		echo "round $r daemon $mode: $line"
 	done
 done
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
 range() { sort -n | awk 'NR==1{lo=$1} {hi=$1} END {printf "%s-%s", lo, hi}'; }
-off=$(awk -F, '$2=="off"{print $4}' "$out" | median)
-on=$(awk -F, '$2=="on"{print $4}' "$out" | median)
+# column COL: median and min-max of that column over the rounds, per side
+summary() {
+	local col=$1 name=$2 off on
+	off=$(awk -F, -v c="$col" '$2=="off"{print $c}' "$out" | median)
+	on=$(awk -F, -v c="$col" '$2=="on"{print $c}' "$out" | median)
+	printf '%-4s RTT, median of rounds: no daemon %6s us (%s), observe-mode %6s us (%s), ratio %s\n' \
+		"$name" "$off" "$(awk -F, -v c="$col" '$2=="off"{print $c}' "$out" | range)" \
+		"$on" "$(awk -F, -v c="$col" '$2=="on"{print $c}' "$out" | range)" \
+		"$(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.3f", a/b}')"
+}
 echo
-printf 'median avg RTT: no daemon %s us (%s), observe-mode daemon %s us (%s), ratio %s\n' \
-	"$off" "$(awk -F, '$2=="off"{print $4}' "$out" | range)" \
-	"$on" "$(awk -F, '$2=="on"{print $4}' "$out" | range)" \
-	"$(awk -v a="$on" -v b="$off" 'BEGIN{printf "%.3f", a/b}')"
+summary 3 min
+summary 7 p50
+summary 4 avg
+summary 8 p99
 echo "csv: $out"

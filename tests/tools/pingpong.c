@@ -93,6 +93,7 @@ struct opts {
 struct stats {
 	unsigned int n;
 	double min, max, sum, sum2;	/* microseconds */
+	double *samples;		/* every RTT, for percentiles */
 };
 
 struct slot {
@@ -429,7 +430,22 @@ static void stats_add(struct stats *s, double us)
 		s->max = us;
 	s->sum += us;
 	s->sum2 += us * us;
-	s->n++;
+	s->samples[s->n++] = us;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* nearest-rank percentile of the sorted samples */
+static double percentile(const struct stats *s, unsigned int pct)
+{
+	unsigned int rank = (s->n * pct + 99) / 100;
+
+	return s->samples[rank ? rank - 1 : 0];
 }
 
 /* Newton's method: the tools link no libm, and this is only a statistic. */
@@ -611,6 +627,11 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	}
 	memset(sbuf, 'p', o->size);
+	st.samples = calloc(o->count, sizeof(*st.samples));
+	if (!st.samples) {
+		ret = fail(-ENOMEM, "calloc");
+		goto out;
+	}
 
 	ret = setup_ring(o, &ring);
 	if (ret)
@@ -629,14 +650,18 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 
 	avg = st.sum / st.n;
 	var = st.sum2 / st.n - avg * avg;
-	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f napi_id=%u\n",
-	       st.n, st.min, avg, st.max, sqrt_nonneg(var), socket_napi_id(fd));
+	qsort(st.samples, st.n, sizeof(*st.samples), cmp_double);
+	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f "
+	       "p50_us=%.2f p99_us=%.2f napi_id=%u\n",
+	       st.n, st.min, avg, st.max, sqrt_nonneg(var), percentile(&st, 50),
+	       percentile(&st, 99), socket_napi_id(fd));
 	fflush(stdout);
 	linger(o);
 	ret = 0;
 out:
 	if (ring_up)
 		io_uring_queue_exit(&ring);
+	free(st.samples);
 	free(sbuf);
 	free(rbuf);
 	close(fd);
