@@ -520,19 +520,16 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		__sync_fetch_and_add(&rs->busy_paid, 1);
 
 	/*
-	 * Only sampled windows are timed. One that did not pay ran to its
-	 * timeout; one that paid began about when this thread armed the poll
-	 * it waits on.
+	 * Only sampled windows that paid off are timed: they began about when
+	 * this thread armed the poll it waits on. One that did not pay ran to
+	 * its timeout, which is known.
 	 */
-	if (!st || !st->ts)
+	if (!satisfied || !st || !st->ts)
 		return 0;
-	dur = dt;
-	if (satisfied) {
-		now = bpf_ktime_get_ns();
-		if (now - st->ts > dt)
-			return 0;
-		dur = now - st->ts;
-	}
+	now = bpf_ktime_get_ns();
+	if (now - st->ts > dt)
+		return 0;
+	dur = now - st->ts;
 	__sync_fetch_and_add(&rs->busy_ns, dur);
 	__sync_fetch_and_add(&rs->busy_hist[log2_u64(dur) & (UT_HIST_SLOTS - 1)], 1);
 	return 0;

@@ -33,6 +33,7 @@ for r in "$cli_pid $cli_fd" "$srv_pid $srv_fd"; do
 		.napi.busy_poll_us == 50 and .napi.tracking == "dynamic" and
 		.managed_by == "app" and (.napi_ids | length) == 1 and
 		.kernel_napi_ids == .napi_ids and .busy_poll.windows > 0 and
+		(.busy_poll.hist_log2_ns | add) > 0 and .busy_poll.time_ns > 0 and
 		.waits.total >= 10000 and .waits.no_sleep * 2 > .waits.total'
 	ring "$1" "$2" | jq -c '{pid, fd, napi, napi_ids, kernel_napi_ids, waits,
 		busy: {windows: .busy_poll.windows, paid: .busy_poll.paid_off}}'

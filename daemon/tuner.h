@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The decision: a ring's statistics in, the NAPI settings it should have out.
+ * Pure: no I/O, no clock (time comes in the input), unit-tested.
+ *
+ * Cost model. A wait that busy-polls spins for the window it takes; a wait
+ * that sleeps pays a wake-up (wakeup_cost_us of latency) that a paid-off
+ * window saves. Over a decision period with W windows, P of them paid off:
+ *   spun  = sum of paid window lengths + (W - P) * timeout
+ *   saved = P * wakeup_cost
+ *   efficiency = saved / spun   (latency saved per unit of CPU spun)
+ * The timeout is sized from the paid windows' lengths (a high quantile with
+ * headroom, within [min, max]); windows that did not pay ran to the timeout,
+ * so a low hit rate at the current timeout first tries a longer one, and a
+ * ring whose efficiency stays below min_efficiency at max gets NAPI off,
+ * retried after retry_s. Changes need min_windows of evidence and settle_s
+ * since the last change, and a new timeout must differ by more than
+ * change_pct percent: the tuner never flaps.
+ */
+#ifndef UT_TUNER_H
+#define UT_TUNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "uringtune.h"
+
+enum tuner_tracking {
+	TUNER_TRACK_DYNAMIC,	/* the kernel learns NAPI IDs from the ring's sockets */
+	TUNER_TRACK_STATIC,	/* the IDs uringtune observed, fixed */
+	TUNER_TRACK_AUTO,	/* dynamic, then static once the observed IDs are stable */
+};
+
+struct tuner_policy {
+	unsigned int min_us;		/* timeout bounds, microseconds */
+	unsigned int max_us;
+	unsigned int initial_us;	/* given to a ring when it is first tuned */
+	bool prefer;			/* prefer_busy_poll */
+	enum tuner_tracking tracking;
+	unsigned int static_after_s;	/* AUTO: IDs unchanged this long -> static */
+	double min_efficiency;		/* below it (at max timeout): NAPI off */
+	unsigned int wakeup_cost_us;	/* latency one avoided sleep saves */
+	unsigned int min_windows;	/* evidence needed before a decision */
+	unsigned int settle_s;		/* at least this long between changes */
+	unsigned int retry_s;		/* off for this long before trying again */
+	unsigned int change_pct;	/* timeout changes smaller than this are skipped */
+	unsigned int quantile_pct;	/* paid windows the timeout should cover */
+	unsigned int headroom_pct;	/* added on top of that quantile */
+};
+
+/* What uringtune asks the kernel for on one ring. */
+struct tuner_setting {
+	bool enabled;
+	unsigned int busy_poll_us;
+	bool prefer;
+	bool static_ids;		/* static tracking with ids[] */
+	uint32_t ids[UT_MAX_NAPI_IDS];
+	unsigned int n_ids;
+};
+
+/* One ring, one tick: what happened since the previous tick. */
+struct tuner_input {
+	uint64_t now_ns;
+	uint64_t waits;
+	uint64_t waits_nosleep;
+	uint64_t busy_windows;
+	uint64_t busy_paid;
+	uint64_t hist[UT_HIST_SLOTS];	/* lengths of paid windows, a sample, log2(ns) slots */
+	const uint32_t *napi_ids;	/* observed on the ring's sockets */
+	unsigned int n_ids;
+	uint64_t ids_changed_ns;	/* when the observed set last grew */
+};
+
+/* Per-ring memory of the tuner; zero-initialised, kept by the caller. */
+struct tuner_state {
+	struct tuner_setting cur;	/* what the ring has now (our doing) */
+	uint64_t last_change_ns;
+	uint64_t off_since_ns;		/* switched off as not worth it, 0 if not */
+	/* evidence gathered since the last decision */
+	uint64_t windows;
+	uint64_t paid;
+	uint64_t hist[UT_HIST_SLOTS];
+	uint64_t waits;
+	uint64_t waits_nosleep;
+};
+
+enum tuner_verdict {
+	TUNER_KEEP,		/* nothing to do */
+	TUNER_APPLY,		/* ask the kernel for *out */
+};
+
+/* The setting a ring gets when uringtune first takes it. */
+void tuner_initial(const struct tuner_policy *pol, const uint32_t *ids, unsigned int n_ids,
+		   uint64_t now_ns, struct tuner_state *st, struct tuner_setting *out);
+
+/*
+ * One tick. On TUNER_APPLY, *out is the new setting and why holds one line
+ * with the numbers that drove it; the caller applies it and then calls
+ * tuner_applied(). On TUNER_KEEP, *out and why are untouched.
+ */
+enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_state *st,
+				const struct tuner_input *in, struct tuner_setting *out,
+				char *why, size_t whylen);
+
+/* the kernel took *s: it is now the ring's current setting */
+void tuner_applied(struct tuner_state *st, const struct tuner_setting *s, uint64_t now_ns);
+
+/*
+ * Shortest timeout, in microseconds, covering quantile_pct percent of the
+ * windows in hist (log2(ns) slots; a slot counts at its upper edge).
+ * 0 if hist is empty.
+ */
+unsigned int tuner_hist_quantile_us(const uint64_t *hist, unsigned int quantile_pct);
+
+#endif /* UT_TUNER_H */
