@@ -1,0 +1,1062 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The tuner driven by synthetic statistics: a simulated ring whose waits
+ * each see their event arrive a fixed time after the wait starts. A wait
+ * busy-polls for the ring's timeout; it pays off when the arrival comes
+ * within it. Ticks are one second, as in the daemon.
+ */
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "tuner.h"
+#include "unit.h"
+
+/* run a helper that may fail through ut_fail(), and stop the test if it did */
+#define CHECK(call) do {						\
+	call;								\
+	if (ut_msg[0])							\
+		return;							\
+} while (0)
+
+#define NSEC		1000000000ULL
+/* rings are taken some time after boot: time 0 is no special case */
+#define T0		(1000 * NSEC)
+/* an arrival no timeout reaches: a wait with nothing coming soon */
+#define NEVER_US	1000000U
+
+/* --- helpers ------------------------------------------------------------- */
+
+static struct tuner_policy default_policy(void)
+{
+	struct tuner_policy pol = {
+		.min_us = 10,
+		.max_us = 200,
+		.initial_us = 50,
+		.prefer = false,
+		.tracking = TUNER_TRACK_AUTO,
+		.static_after_s = 30,
+		.min_efficiency = 0.2,
+		.wakeup_cost_us = 10,
+		.min_windows = 1000,
+		.settle_s = 5,
+		.retry_s = 60,
+		.change_pct = 25,
+		.quantile_pct = 95,
+		.headroom_pct = 50,
+	};
+
+	return pol;
+}
+
+static unsigned int slot_of(uint64_t ns)
+{
+	unsigned int s = 63 - __builtin_clzll(ns | 1);
+
+	return s < UT_HIST_SLOTS ? s : UT_HIST_SLOTS - 1;
+}
+
+/* waits in one tick whose events all arrive arrival_us after the wait starts */
+struct load {
+	uint64_t waits;
+	unsigned int arrival_us;
+};
+
+/* one ring under the tuner, and what the tuner did to it */
+struct sim {
+	struct tuner_policy pol;
+	struct tuner_state st;
+	struct tuner_setting ring;	/* what the kernel has */
+	uint64_t now;
+	uint32_t ids[UT_MAX_NAPI_IDS];
+	unsigned int n_ids;
+	uint64_t ids_changed;
+
+	unsigned int applies;
+	unsigned int offs;
+	unsigned int retries;
+	uint64_t last_apply;
+	uint64_t min_gap;		/* shortest time between two changes */
+	uint64_t min_off;		/* shortest time NAPI stayed off */
+	char why[256];			/* of the last APPLY */
+};
+
+static void sim_init(struct sim *s, const struct tuner_policy *pol,
+		     const uint32_t *ids, unsigned int n_ids)
+{
+	struct tuner_setting again;
+
+	memset(s, 0, sizeof(*s));
+	s->pol = *pol;
+	s->now = T0;
+	s->min_gap = UINT64_MAX;
+	s->min_off = UINT64_MAX;
+	if (n_ids)
+		memcpy(s->ids, ids, n_ids * sizeof(*ids));
+	s->n_ids = n_ids;
+	s->ids_changed = T0;
+	tuner_initial(&s->pol, s->ids, s->n_ids, s->now, &s->st, &s->ring);
+	/* the daemon applies, then reports it: the same state either way */
+	again = s->ring;
+	tuner_applied(&s->st, &again, s->now);
+	s->last_apply = s->now;
+}
+
+static void sim_add_id(struct sim *s, uint32_t id)
+{
+	s->ids[s->n_ids++] = id;
+	s->ids_changed = s->now;
+}
+
+/*
+ * One second with up to two groups of waits. Busy-poll windows are the waits
+ * while NAPI is on; those whose arrival comes before the timeout pay off,
+ * last the arrival time, and 1 in 16 of them is timed into the hist.
+ * Returns true on APPLY, which is then applied. Checks on every tick what
+ * must always hold.
+ */
+static bool sim_tick2(struct sim *s, struct load a, struct load b)
+{
+	const struct load loads[2] = { a, b };
+	struct tuner_setting out, before;
+	struct tuner_input in;
+	char why[sizeof(s->why)];
+	enum tuner_verdict v;
+
+	memset(&in, 0, sizeof(in));
+	s->now += NSEC;
+	in.now_ns = s->now;
+	for (int g = 0; g < 2; g++) {
+		const struct load *l = &loads[g];
+
+		in.waits += l->waits;
+		if (!s->ring.enabled || !l->waits)
+			continue;
+		in.busy_windows += l->waits;
+		if (l->arrival_us >= s->ring.busy_poll_us)
+			continue;
+		in.busy_paid += l->waits;
+		in.waits_nosleep += l->waits;
+		in.hist[slot_of((uint64_t)l->arrival_us * 1000)] += l->waits / 16;
+	}
+	in.napi_ids = s->ids;
+	in.n_ids = s->n_ids;
+	in.ids_changed_ns = s->ids_changed;
+
+	memset(&out, 0xa5, sizeof(out));
+	before = out;
+	strcpy(why, "untouched");
+	v = tuner_decide(&s->pol, &s->st, &in, &out, why, sizeof(why));
+	if (v == TUNER_KEEP) {
+		if (strcmp(why, "untouched") || memcmp(&out, &before, sizeof(out)))
+			ut_fail(__FILE__, __LINE__, "KEEP wrote *out or why (\"%s\")", why);
+		return false;
+	}
+	if (v != TUNER_APPLY) {
+		ut_fail(__FILE__, __LINE__, "verdict %d", (int)v);
+		return false;
+	}
+
+	if (!why[0] || strchr(why, '\n') || !strcmp(why, "untouched"))
+		ut_fail(__FILE__, __LINE__, "bad why \"%s\"", why);
+	if (out.enabled && (out.busy_poll_us < s->pol.min_us || out.busy_poll_us > s->pol.max_us))
+		ut_fail(__FILE__, __LINE__, "timeout %u out of [%u, %u] (%s)", out.busy_poll_us,
+			s->pol.min_us, s->pol.max_us, why);
+	if (out.prefer != s->pol.prefer)
+		ut_fail(__FILE__, __LINE__, "prefer %d (%s)", out.prefer, why);
+	if (s->now - s->last_apply < s->min_gap)
+		s->min_gap = s->now - s->last_apply;
+	if (!s->ring.enabled && out.enabled) {
+		s->retries++;
+		if (s->now - s->st.off_since_ns < s->min_off)
+			s->min_off = s->now - s->st.off_since_ns;
+	}
+	if (s->ring.enabled && !out.enabled)
+		s->offs++;
+	s->applies++;
+	s->last_apply = s->now;
+	s->ring = out;
+	strcpy(s->why, why);
+	tuner_applied(&s->st, &out, s->now);
+	return true;
+}
+
+static bool sim_tick(struct sim *s, uint64_t waits, unsigned int arrival_us)
+{
+	return sim_tick2(s, (struct load){ waits, arrival_us }, (struct load){ 0, 0 });
+}
+
+/* tick until an APPLY, at most max_ticks; the number of ticks it took, or 0 */
+static unsigned int sim_until_apply(struct sim *s, unsigned int max_ticks, uint64_t waits,
+				    unsigned int arrival_us)
+{
+	for (unsigned int i = 1; i <= max_ticks; i++) {
+		if (sim_tick(s, waits, arrival_us))
+			return i;
+		if (ut_msg[0])
+			return 0;
+	}
+	return 0;
+}
+
+/* the setting the ring has is the one the tuner believes it has */
+static void check_consistent(const struct sim *s)
+{
+	UT_ASSERT(!memcmp(&s->st.cur, &s->ring, sizeof(s->ring)));
+}
+
+/* a 1 s tick input with the given window counts and all paid windows in one slot */
+static struct tuner_input input_at(uint64_t now, uint64_t windows, uint64_t paid,
+				   unsigned int arrival_us)
+{
+	struct tuner_input in;
+
+	memset(&in, 0, sizeof(in));
+	in.now_ns = now;
+	in.waits = windows;
+	in.busy_windows = windows;
+	in.busy_paid = paid;
+	in.waits_nosleep = paid;
+	in.hist[slot_of((uint64_t)arrival_us * 1000)] = paid / 16;
+	return in;
+}
+
+/* --- converging and staying put ----------------------------------------- */
+
+/* 20k waits/s, events 8 us after the wait: a timeout just above 8 us */
+UT_TEST(steady_low_latency_converges)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+	unsigned int ticks;
+
+	sim_init(&s, &pol, NULL, 0);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 50);
+
+	ticks = sim_until_apply(&s, 20, 20000, 8);
+	UT_ASSERT(!ut_msg[0]);
+	/* the first decision: settle_s after the ring was taken */
+	UT_ASSERT_EQ_INT(ticks, pol.settle_s);
+	UT_ASSERT(s.ring.enabled);
+	/* 8 us sits in slot [4.1, 8.2) us: 9 us, +50% headroom */
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT(s.ring.busy_poll_us * 100 >= 8 * (100 + pol.headroom_pct));
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 100%");
+	UT_ASSERT_STR_CONTAINS(s.why, "95% of paid windows within 9 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "timeout 50 -> 14 us");
+
+	/* no flapping: nothing to change for the next 100 s */
+	for (int i = 0; i < 100; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 8)));
+	UT_ASSERT_EQ_INT(s.applies, 1);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	CHECK(check_consistent(&s));
+}
+
+/* a ring with no waits gives nothing to decide on */
+UT_TEST(idle_ring_never_changes)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting initial;
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	initial = s.ring;
+	for (int i = 0; i < 5000; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	UT_ASSERT_EQ_INT(s.applies, 0);
+	UT_ASSERT(!memcmp(&s.st.cur, &initial, sizeof(initial)));
+	UT_ASSERT_EQ_INT(s.st.windows, 0);
+}
+
+/* every other second busy, the rest idle: same result, no flapping */
+UT_TEST(bursts_with_idle_gaps)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 1; i <= 300; i++) {
+		sim_tick(&s, i % 2 ? 20000 : 0, 8);
+		if (ut_msg[0])
+			return;
+		if (i == 20)
+			UT_ASSERT_EQ_INT(s.applies, 1);
+	}
+	UT_ASSERT_EQ_INT(s.applies, 1);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT(s.ring.enabled);
+}
+
+/* converged, then the traffic stops for good */
+UT_TEST(traffic_stops)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	UT_ASSERT(sim_until_apply(&s, 20, 20000, 8) > 0);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	for (int i = 0; i < 1000; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 8)));
+	UT_ASSERT_EQ_INT(s.applies, 1);
+	UT_ASSERT(s.ring.enabled);
+	/* and when it comes back the same, the setting still fits */
+	for (int i = 0; i < 50; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 8)));
+}
+
+/*
+ * 40% of the waits get their event after 8 us, the others not for a long
+ * time (a client thinking). The hit rate is low, but the paid windows are
+ * short: the timeout shrinks to them rather than growing to max and off.
+ */
+UT_TEST(low_hit_rate_with_short_paid_windows_shrinks)
+{
+	struct tuner_policy pol = default_policy();
+	struct load fast = { 8000, 8 }, idle = { 12000, NEVER_US };
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 300; i++)
+		CHECK(sim_tick2(&s, fast, idle));
+	UT_ASSERT_EQ_INT(s.applies, 1);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 40%");
+	UT_ASSERT_STR_CONTAINS(s.why, "timeout 50 -> 14 us");
+}
+
+/* events at 20 us, the timeout starts at 15 us: sized up from the hist once they pay */
+UT_TEST(timeout_grows_to_fit_arrivals)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	pol.initial_us = 15;
+	sim_init(&s, &pol, NULL, 0);
+	/* nothing pays at 15 us: worthless, low hit rate -> twice as long */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 20), 5);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 30);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 0% at 15 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "trying 30 us");
+	/* at 30 us all pay: 20 us is in slot [16.4, 32.8) us, 33 us + 50% */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 20), 5);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 50);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 100%, 95% of paid windows within 33 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "timeout 30 -> 50 us");
+	for (int i = 0; i < 200; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 20)));
+}
+
+/* a sized timeout within change_pct of the current one is not worth a change */
+UT_TEST(small_changes_skipped)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	/* 20 us sizes to 50 us: 11% off 45 us */
+	pol.initial_us = 45;
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 100; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 20)));
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 45);
+	/* exactly change_pct (40 -> 50 us) is not more than it */
+	pol.initial_us = 40;
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 100; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 20)));
+	/* 32% off: changed */
+	pol.initial_us = 38;
+	sim_init(&s, &pol, NULL, 0);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 20), 5);
+	UT_ASSERT_STR_CONTAINS(s.why, "timeout 38 -> 50 us");
+}
+
+/*
+ * 5% of the responses take 6 ms, the rest 8 us, on a ring left at 10 ms:
+ * the quantile drops the slow ones, and without them a short timeout pays
+ * off well. Counting them as still paid at the short timeout would call
+ * the ring hopeless and switch NAPI off.
+ */
+UT_TEST(rare_slow_windows_do_not_hold_timeout_high)
+{
+	struct tuner_policy pol = default_policy();
+	struct load fast = { 19000, 8 }, slow = { 1000, 6000 };
+	struct sim s;
+
+	pol.max_us = 10000;
+	pol.initial_us = 10000;
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 200; i++)
+		CHECK(sim_tick2(&s, fast, slow));
+	UT_ASSERT_EQ_INT(s.applies, 1);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 100%, 95% of paid windows within 9 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "timeout 10000 -> 14 us");
+}
+
+/*
+ * 62% of the waits get their event after 30 us, at a 35 us timeout. That
+ * pays off (efficiency 0.22); the sized 50 us would not (0.18: the misses
+ * would spin longer). Stay, rather than move or give up.
+ */
+UT_TEST(keeps_paying_timeout_over_unprofitable_sized_one)
+{
+	struct tuner_policy pol = default_policy();
+	struct load paid = { 12400, 30 }, idle = { 7600, NEVER_US };
+	struct sim s;
+
+	pol.initial_us = 35;
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 200; i++)
+		CHECK(sim_tick2(&s, paid, idle));
+	UT_ASSERT_EQ_INT(s.applies, 0);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 35);
+}
+
+/* --- growing, switching off, retrying ----------------------------------- */
+
+/*
+ * Events at 120 us with a 50 us timeout: nothing pays, so longer timeouts
+ * are tried up to max; at 200 us all pay, but a 120 us spin to save a 10 us
+ * wake-up is not worth it: off. Retried after retry_s, never more often.
+ */
+UT_TEST(arrivals_beyond_timeout)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 120), 5);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 100);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 0% at 50 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "trying 100 us");
+
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 120), 5);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 200);
+	UT_ASSERT_STR_CONTAINS(s.why, "trying 200 us");
+
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 120), 5);
+	UT_ASSERT(!s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.offs, 1);
+	UT_ASSERT_EQ_INT(s.st.off_since_ns, s.now);
+	/* 120 us is in slot [65.5, 131) us: ~98 us midpoint, 10/98 */
+	UT_ASSERT_STR_CONTAINS(s.why, "efficiency 0.10 < 0.20 at 200 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 100%");
+	UT_ASSERT_STR_CONTAINS(s.why, "off");
+
+	/* off for exactly retry_s, the ring still waiting */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 200, 20000, 120), pol.retry_s);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 50);
+	UT_ASSERT_STR_CONTAINS(s.why, "retrying NAPI busy poll after 60 s off");
+	UT_ASSERT_EQ_INT(s.retries, 1);
+
+	/* the same cycle again and again, never faster */
+	for (int i = 0; i < 1000; i++)
+		CHECK(sim_tick(&s, 20000, 120));
+	UT_ASSERT(s.min_off >= pol.retry_s * NSEC);
+	UT_ASSERT(s.min_gap >= pol.settle_s * NSEC);
+	/* a cycle of 75 s: on, 100 us, 200 us, settle_s apart, then retry_s off */
+	UT_ASSERT_EQ_INT(s.now - T0, 1075 * NSEC);
+	UT_ASSERT_EQ_INT(s.offs, 15);
+	UT_ASSERT_EQ_INT(s.retries, 14);
+}
+
+/* events 5 ms after the wait: no timeout helps */
+UT_TEST(hopeless_traffic_turns_off)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 60 && s.ring.enabled; i++)
+		CHECK(sim_tick(&s, 20000, 5000));
+	UT_ASSERT(!s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.applies, 3);
+	UT_ASSERT_STR_CONTAINS(s.why, "efficiency 0.00 < 0.20 at 200 us");
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 0%");
+	UT_ASSERT_STR_CONTAINS(s.why, "no window paid off");
+}
+
+/* an off ring whose traffic stopped is not switched back on until it waits */
+UT_TEST(off_ring_retried_only_when_waiting)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+	uint64_t off_at;
+
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 60 && s.ring.enabled; i++)
+		CHECK(sim_tick(&s, 20000, 5000));
+	UT_ASSERT(!s.ring.enabled);
+	off_at = s.now;
+	for (int i = 0; i < 10 * (int)pol.retry_s; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	/* the first wait after that: retry at once, with the time off in why */
+	UT_ASSERT(sim_tick(&s, 3, 5000));
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, pol.initial_us);
+	UT_ASSERT_EQ_INT(s.now - off_at, 601 * NSEC);
+	UT_ASSERT_STR_CONTAINS(s.why, "after 601 s off");
+}
+
+/*
+ * The paid windows are not short enough to be worth a spin each, whatever
+ * the hit rate: still, off only at max_us, as documented.
+ */
+UT_TEST(inefficient_at_high_hit_rate_off_only_at_max)
+{
+	struct tuner_policy pol = default_policy();
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	/* 80 us: nothing pays at 50, so 100 is tried; there all pay at ~98 us each */
+	UT_ASSERT(sim_until_apply(&s, 20, 20000, 80) > 0);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 100);
+	UT_ASSERT(sim_until_apply(&s, 20, 20000, 80) > 0);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 200);
+	UT_ASSERT_STR_CONTAINS(s.why, "hit rate 100% at 100 us, efficiency 0.10: trying 200 us");
+	UT_ASSERT(sim_until_apply(&s, 20, 20000, 80) > 0);
+	UT_ASSERT(!s.ring.enabled);
+	UT_ASSERT_STR_CONTAINS(s.why, "at 200 us (hit rate 100%, paid windows ~98 us");
+}
+
+/* a max above the kernel's 10 ms cap: growth stops at 10 ms */
+UT_TEST(kernel_cap_on_timeout)
+{
+	struct tuner_policy pol = default_policy();
+	unsigned int top = 0;
+	struct sim s;
+
+	pol.max_us = 50000;
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 200 && s.ring.enabled; i++) {
+		CHECK(sim_tick(&s, 20000, 30000));
+		if (s.ring.enabled && s.ring.busy_poll_us > top)
+			top = s.ring.busy_poll_us;
+	}
+	UT_ASSERT_EQ_INT(top, 10000);
+	UT_ASSERT(!s.ring.enabled);
+	UT_ASSERT_STR_CONTAINS(s.why, "at 10000 us");
+}
+
+/* --- pacing ---------------------------------------------------------------- */
+
+/* evidence that calls for a change waits for settle_s, and is kept meanwhile */
+UT_TEST(settle_respected)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_state st;
+	struct tuner_setting cur, out;
+	struct tuner_input in;
+	char why[128];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	tuner_applied(&st, &cur, T0);
+
+	in = input_at(T0 + pol.settle_s * NSEC - 1, 100000, 100000, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT_EQ_INT(st.windows, 100000);
+	/* an empty tick at settle_s decides on what was kept */
+	memset(&in, 0, sizeof(in));
+	in.now_ns = T0 + pol.settle_s * NSEC;
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 14);
+	UT_ASSERT_EQ_INT(st.windows, 0);
+	tuner_applied(&st, &out, in.now_ns);
+
+	/* the traffic changes at once: still settle_s before the next change */
+	in = input_at(in.now_ns + NSEC, 100000, 0, 0);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	in = input_at(in.now_ns + (pol.settle_s - 2) * NSEC, 100000, 0, 0);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	in = input_at(in.now_ns + NSEC, 100000, 0, 0);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 28);
+}
+
+/* traffic that keeps changing: the tuner follows, never faster than settle_s */
+UT_TEST(changing_traffic_never_faster_than_settle)
+{
+	struct tuner_policy pol = default_policy();
+	static const unsigned int arrivals[] = { 8, 40, 3, 120, 25, 5000, 60 };
+	struct sim s;
+
+	sim_init(&s, &pol, NULL, 0);
+	for (int i = 0; i < 3000; i++)
+		CHECK(sim_tick(&s, 20000, arrivals[(i / 3) % 7]));
+	UT_ASSERT(s.applies > 20);
+	UT_ASSERT(s.min_gap >= pol.settle_s * NSEC);
+	UT_ASSERT(s.min_off >= pol.retry_s * NSEC);
+}
+
+/* fewer than min_windows: evidence is kept, not decided on */
+UT_TEST(min_windows_respected)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_state st;
+	struct tuner_setting cur, out;
+	struct tuner_input in;
+	char why[128];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	in = input_at(T0 + 10 * NSEC, 999, 999, 8);
+	in.hist[slot_of(8000)] = 999;
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT_EQ_INT(st.windows, 999);
+	UT_ASSERT_EQ_INT(st.hist[slot_of(8000)], 999);
+	in = input_at(T0 + 11 * NSEC, 1, 1, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 14);
+
+	/* a KEEP on enough evidence starts afresh */
+	tuner_applied(&st, &out, in.now_ns);
+	in = input_at(in.now_ns + 10 * NSEC, 5000, 5000, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT_EQ_INT(st.windows, 0);
+	UT_ASSERT_EQ_INT(st.hist[slot_of(8000)], 0);
+}
+
+/* --- NAPI ID tracking -------------------------------------------------------- */
+
+UT_TEST(auto_goes_static_then_dynamic_on_new_id)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257, 258 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 2);
+	/* AUTO starts dynamic even with IDs known */
+	UT_ASSERT(!s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 0);
+
+	/* the timeout first (T0+5), then static_after_s after the IDs last grew */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 20000, 8), 5);
+	UT_ASSERT(!s.ring.static_ids);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 20000, 8), 25);
+	UT_ASSERT_EQ_INT(s.now - s.ids_changed, pol.static_after_s * NSEC);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 2);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 257);
+	UT_ASSERT_EQ_INT(s.ring.ids[1], 258);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT_STR_EQ(s.why, "NAPI IDs 257,258 unchanged for 30 s: static tracking");
+
+	/* stays static while the IDs stay */
+	for (int i = 0; i < 10; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 20000, 8)));
+
+	/* a new queue shows up: dynamic at once, whatever the evidence */
+	sim_add_id(&s, 259);
+	UT_ASSERT(sim_tick(&s, 0, 0));
+	UT_ASSERT(!s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 0);
+	UT_ASSERT_EQ_INT(s.ring.busy_poll_us, 14);
+	UT_ASSERT_STR_CONTAINS(s.why, "NAPI ID 259 appeared");
+	UT_ASSERT_STR_CONTAINS(s.why, "static list 257,258");
+	UT_ASSERT_STR_CONTAINS(s.why, "dynamic");
+
+	/* and static again, with all three, once those are stable */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 20000, 8), 29);
+	UT_ASSERT_EQ_INT(s.now - s.ids_changed, pol.static_after_s * NSEC);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 3);
+	UT_ASSERT_EQ_INT(s.ring.ids[2], 259);
+	UT_ASSERT_STR_CONTAINS(s.why, "NAPI IDs 257,258,259 unchanged for 30 s");
+	CHECK(check_consistent(&s));
+}
+
+/* a new ID right after a change waits for settle_s like any change */
+UT_TEST(new_id_waits_for_settle)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257 };
+	struct sim s;
+
+	pol.static_after_s = 0;
+	sim_init(&s, &pol, ids, 1);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 10, 0, 0), 5);
+	UT_ASSERT(s.ring.static_ids);
+	sim_add_id(&s, 300);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 10, 0, 0), 5);
+	UT_ASSERT(!s.ring.static_ids);
+	UT_ASSERT_STR_CONTAINS(s.why, "NAPI ID 300 appeared");
+}
+
+UT_TEST(static_policy)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257, 258 };
+	struct sim s;
+
+	pol.tracking = TUNER_TRACK_STATIC;
+	/* IDs known when the ring is taken: static from the start */
+	sim_init(&s, &pol, ids, 2);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 2);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 257);
+	UT_ASSERT_EQ_INT(s.ring.ids[1], 258);
+	/* the list stays fixed, a new ID included: the policy's documented trade-off */
+	for (int i = 0; i < 10; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	sim_add_id(&s, 300);
+	for (int i = 0; i < 100; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 2);
+
+	/* none known yet: dynamic, then static as soon as one is seen */
+	sim_init(&s, &pol, NULL, 0);
+	UT_ASSERT(!s.ring.static_ids);
+	for (int i = 0; i < 10; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	sim_add_id(&s, 257);
+	UT_ASSERT(sim_tick(&s, 0, 0));
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 1);
+	UT_ASSERT_STR_EQ(s.why, "NAPI IDs 257 known: static tracking");
+
+	/* re-adopted as static with no IDs known: it gets the observed ones */
+	sim_init(&s, &pol, NULL, 0);
+	s.ring.static_ids = true;
+	tuner_applied(&s.st, &s.ring, s.now);
+	for (int i = 0; i < 10; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	sim_add_id(&s, 260);
+	UT_ASSERT(sim_tick(&s, 0, 0));
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 1);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 260);
+}
+
+UT_TEST(dynamic_policy_never_static)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257, 258 };
+	struct sim s;
+
+	pol.tracking = TUNER_TRACK_DYNAMIC;
+	sim_init(&s, &pol, ids, 2);
+	UT_ASSERT(!s.ring.static_ids);
+	for (int i = 0; i < 300; i++) {
+		CHECK(sim_tick(&s, 20000, 8));
+		UT_ASSERT(!s.ring.static_ids);
+	}
+	UT_ASSERT_EQ_INT(s.applies, 1);
+
+	/* a ring left static (the policy was reloaded): dynamic again */
+	s.ring.static_ids = true;
+	s.ring.n_ids = 2;
+	s.ring.ids[0] = 257;
+	s.ring.ids[1] = 258;
+	tuner_applied(&s.st, &s.ring, s.now);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 20, 20000, 8), 5);
+	UT_ASSERT(!s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 0);
+	UT_ASSERT_STR_EQ(s.why, "policy is dynamic tracking: dropping static NAPI IDs 257,258");
+}
+
+/* the off ring comes back with the policy's tracking */
+UT_TEST(retry_uses_policy_tracking)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257 };
+	struct sim s;
+
+	pol.tracking = TUNER_TRACK_STATIC;
+	sim_init(&s, &pol, ids, 1);
+	for (int i = 0; i < 100 && s.ring.enabled; i++)
+		CHECK(sim_tick(&s, 20000, 5000));
+	UT_ASSERT(!s.ring.enabled);
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 100, 20000, 5000), pol.retry_s);
+	UT_ASSERT(s.ring.enabled);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 257);
+}
+
+/* --- the first setting ------------------------------------------------------- */
+
+UT_TEST(initial_setting)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[UT_MAX_NAPI_IDS + 2] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10 };
+	struct tuner_setting out;
+	struct tuner_state st;
+
+	/* leftovers of an earlier life are forgotten */
+	memset(&st, 0x5a, sizeof(st));
+	pol.prefer = true;
+	tuner_initial(&pol, ids, 2, T0, &st, &out);
+	UT_ASSERT(out.enabled);
+	UT_ASSERT(out.prefer);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 50);
+	UT_ASSERT(!out.static_ids);
+	UT_ASSERT_EQ_INT(out.n_ids, 0);
+	UT_ASSERT(!memcmp(&st.cur, &out, sizeof(out)));
+	UT_ASSERT_EQ_INT(st.last_change_ns, T0);
+	UT_ASSERT_EQ_INT(st.off_since_ns, 0);
+	UT_ASSERT_EQ_INT(st.windows, 0);
+	UT_ASSERT_EQ_INT(st.paid, 0);
+	UT_ASSERT_EQ_INT(st.waits, 0);
+	UT_ASSERT_EQ_INT(st.waits_nosleep, 0);
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		UT_ASSERT_EQ_INT(st.hist[i], 0);
+
+	/* static: at most UT_MAX_NAPI_IDS IDs */
+	pol.tracking = TUNER_TRACK_STATIC;
+	tuner_initial(&pol, ids, UT_MAX_NAPI_IDS + 2, T0, &st, &out);
+	UT_ASSERT(out.static_ids);
+	UT_ASSERT_EQ_INT(out.n_ids, UT_MAX_NAPI_IDS);
+	UT_ASSERT_EQ_INT(out.ids[UT_MAX_NAPI_IDS - 1], UT_MAX_NAPI_IDS);
+	tuner_initial(&pol, NULL, 0, T0, &st, &out);
+	UT_ASSERT(!out.static_ids);
+
+	/* initial_us outside the bounds is brought within them */
+	pol.initial_us = 5000;
+	tuner_initial(&pol, NULL, 0, T0, &st, &out);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 200);
+	pol.initial_us = 0;
+	tuner_initial(&pol, NULL, 0, T0, &st, &out);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 10);
+	/* a policy with min > max gets max */
+	pol.min_us = 300;
+	tuner_initial(&pol, NULL, 0, T0, &st, &out);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 200);
+}
+
+/* tuner_applied: the setting, the time, off_since, no evidence */
+UT_TEST(applied_records_setting)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting s;
+	struct tuner_state st;
+	struct tuner_input in = input_at(T0 + NSEC, 500, 400, 8);
+	char why[64];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &s);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &s, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT_EQ_INT(st.paid, 400);
+	s.enabled = false;
+	tuner_applied(&st, &s, T0 + 2 * NSEC);
+	UT_ASSERT(!st.cur.enabled);
+	UT_ASSERT_EQ_INT(st.off_since_ns, T0 + 2 * NSEC);
+	UT_ASSERT_EQ_INT(st.last_change_ns, T0 + 2 * NSEC);
+	UT_ASSERT_EQ_INT(st.paid, 0);
+	UT_ASSERT_EQ_INT(st.windows, 0);
+	s.enabled = true;
+	s.busy_poll_us = 77;
+	tuner_applied(&st, &s, T0 + 3 * NSEC);
+	UT_ASSERT_EQ_INT(st.off_since_ns, 0);
+	UT_ASSERT_EQ_INT(st.cur.busy_poll_us, 77);
+}
+
+/* --- the quantile ------------------------------------------------------------ */
+
+UT_TEST(quantile_edge_cases)
+{
+	uint64_t h[UT_HIST_SLOTS];
+
+	memset(h, 0, sizeof(h));
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 0);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 0);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 0), 0);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(NULL, 95), 0);
+
+	/* one slot: its upper edge whatever the percentage, 8192 ns -> 9 us */
+	h[12] = 1;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 9);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 9);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 0), 9);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 250), 9);
+
+	/* sub-microsecond slots round up to 1 us; 1024 ns exactly is 2 us */
+	memset(h, 0, sizeof(h));
+	h[0] = 7;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 1);
+	h[0] = 0;
+	h[9] = 7;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 2);
+
+	/* 94 windows in [1, 2) us, 6 in [8, 16) us */
+	memset(h, 0, sizeof(h));
+	h[10] = 94;
+	h[13] = 6;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 94), 3);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 17);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 0), 3);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 17);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 101), 17);
+	/* exactly 95% covered counts */
+	h[10] = 95;
+	h[13] = 5;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 3);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 96), 17);
+	/* fractional targets round up: 95% of 3 windows is all 3 */
+	h[10] = 2;
+	h[13] = 1;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 17);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 66), 3);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 67), 17);
+}
+
+UT_TEST(quantile_no_overflow)
+{
+	uint64_t h[UT_HIST_SLOTS];
+
+	/* the top slot ends at 2^32 ns */
+	memset(h, 0, sizeof(h));
+	h[UT_HIST_SLOTS - 1] = UINT64_MAX;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 95), 4294968);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 4294968);
+
+	/* counts whose sum overflows */
+	h[0] = UINT64_MAX;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 50), 1);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 51), 4294968);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 4294968);
+
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		h[i] = UINT64_MAX;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 50), 66);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 4294968);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 0), 1);
+
+	/* one window in the top slot among 2^65 short ones still counts at 100% */
+	memset(h, 0, sizeof(h));
+	h[5] = UINT64_MAX;
+	h[6] = UINT64_MAX;
+	h[UT_HIST_SLOTS - 1] = 1;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 100), 4294968);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 99), 1);
+
+	/* large but not overflowing: the percentage math must not overflow */
+	memset(h, 0, sizeof(h));
+	h[10] = UINT64_MAX / 2;
+	h[20] = UINT64_MAX / 2;
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 50), 3);
+	UT_ASSERT_EQ_INT(tuner_hist_quantile_us(h, 51), 2098);
+}
+
+/* --- robustness ---------------------------------------------------------------- */
+
+/* counters at their limits, paid beyond windows: saturation, sane settings */
+UT_TEST(huge_and_inconsistent_counters)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting cur, out;
+	struct tuner_state st;
+	struct tuner_input in;
+	char why[160];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	memset(&in, 0xff, sizeof(in));
+	in.now_ns = T0 + NSEC;
+	in.napi_ids = NULL;
+	in.n_ids = 1000;	/* with no array: no IDs */
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+	UT_ASSERT(st.windows == UINT64_MAX);
+	UT_ASSERT(st.hist[7] == UINT64_MAX);
+
+	/* more paid than windows: a hit rate of at most 100% */
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	in = input_at(T0 + 10 * NSEC, 2000, 4000, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT_STR_CONTAINS(why, "hit rate 100%,");
+	UT_ASSERT(out.enabled);
+
+	/* a clock going backwards is no elapsed time */
+	tuner_applied(&st, &out, T0 + 10 * NSEC);
+	in = input_at(T0, 100000, 0, 0);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_KEEP);
+
+	/* more IDs than fit: the first UT_MAX_NAPI_IDS */
+	{
+		uint32_t many[UT_MAX_NAPI_IDS + 4];
+
+		for (unsigned int i = 0; i < UT_MAX_NAPI_IDS + 4; i++)
+			many[i] = 1000000000u + i;
+		memset(&in, 0, sizeof(in));
+		in.now_ns = T0 + 100 * NSEC;
+		in.napi_ids = many;
+		in.n_ids = UT_MAX_NAPI_IDS + 4;
+		UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+		UT_ASSERT(out.static_ids);
+		UT_ASSERT_EQ_INT(out.n_ids, UT_MAX_NAPI_IDS);
+		UT_ASSERT(strlen(why) < sizeof(why));
+	}
+}
+
+/* why never overflows its buffer, and may be absent */
+UT_TEST(why_fits_its_buffer)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting cur, out;
+	struct tuner_state st;
+	struct tuner_input in;
+	char buf[32];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	memset(buf, '#', sizeof(buf));
+	in = input_at(T0 + 10 * NSEC, 20000, 20000, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, buf, 16), TUNER_APPLY);
+	UT_ASSERT_EQ_INT(strlen(buf), 15);
+	UT_ASSERT_STR_EQ(buf, "hit rate 100%, ");
+	for (size_t i = 16; i < sizeof(buf); i++)
+		UT_ASSERT_EQ_INT(buf[i], '#');
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, NULL, 0), TUNER_APPLY);
+	UT_ASSERT_EQ_INT(out.busy_poll_us, 14);
+}
+
+int main(void)
+{
+	ut_run("steady_low_latency_converges", steady_low_latency_converges);
+	ut_run("idle_ring_never_changes", idle_ring_never_changes);
+	ut_run("bursts_with_idle_gaps", bursts_with_idle_gaps);
+	ut_run("traffic_stops", traffic_stops);
+	ut_run("low_hit_rate_with_short_paid_windows_shrinks",
+	       low_hit_rate_with_short_paid_windows_shrinks);
+	ut_run("timeout_grows_to_fit_arrivals", timeout_grows_to_fit_arrivals);
+	ut_run("small_changes_skipped", small_changes_skipped);
+	ut_run("rare_slow_windows_do_not_hold_timeout_high",
+	       rare_slow_windows_do_not_hold_timeout_high);
+	ut_run("keeps_paying_timeout_over_unprofitable_sized_one",
+	       keeps_paying_timeout_over_unprofitable_sized_one);
+	ut_run("arrivals_beyond_timeout", arrivals_beyond_timeout);
+	ut_run("hopeless_traffic_turns_off", hopeless_traffic_turns_off);
+	ut_run("off_ring_retried_only_when_waiting", off_ring_retried_only_when_waiting);
+	ut_run("inefficient_at_high_hit_rate_off_only_at_max",
+	       inefficient_at_high_hit_rate_off_only_at_max);
+	ut_run("kernel_cap_on_timeout", kernel_cap_on_timeout);
+	ut_run("settle_respected", settle_respected);
+	ut_run("changing_traffic_never_faster_than_settle",
+	       changing_traffic_never_faster_than_settle);
+	ut_run("min_windows_respected", min_windows_respected);
+	ut_run("auto_goes_static_then_dynamic_on_new_id", auto_goes_static_then_dynamic_on_new_id);
+	ut_run("new_id_waits_for_settle", new_id_waits_for_settle);
+	ut_run("static_policy", static_policy);
+	ut_run("dynamic_policy_never_static", dynamic_policy_never_static);
+	ut_run("retry_uses_policy_tracking", retry_uses_policy_tracking);
+	ut_run("initial_setting", initial_setting);
+	ut_run("applied_records_setting", applied_records_setting);
+	ut_run("quantile_edge_cases", quantile_edge_cases);
+	ut_run("quantile_no_overflow", quantile_no_overflow);
+	ut_run("huge_and_inconsistent_counters", huge_and_inconsistent_counters);
+	ut_run("why_fits_its_buffer", why_fits_its_buffer);
+	return ut_finish();
+}
