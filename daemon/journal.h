@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The journal: the original NAPI settings of every ring uringtune changed,
+ * on disk before the kernel is changed, so that a stop restores them and a
+ * start after a crash can restore or re-adopt them.
+ *
+ * One text file, STATE_DIR/journal, rewritten whole for every change: a
+ * temporary file in the same directory, fsync, rename over the old one,
+ * fsync of the directory. A crash leaves the old file or the new one, never
+ * half of either.
+ *
+ *   # uringtune journal v1
+ *   ring ctx=ffff888104c2a000 pid=4242 start=123456789000 fd=5 ino=33445 \
+ *        enabled=0 busy_poll_us=0 prefer=0 tracking=inactive
+ *
+ * (one line per ring; the backslash is only for this comment).
+ */
+#ifndef UT_JOURNAL_H
+#define UT_JOURNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* What identifies a ring across a daemon restart, and its original settings. */
+struct journal_entry {
+	uint64_t ctx;			/* kernel ring address */
+	pid_t pid;
+	uint64_t start_boottime;	/* process start, ns since boot */
+	int fd;
+	uint64_t ino;			/* the ring file's inode */
+	/* the settings before uringtune's first change */
+	bool enabled;
+	unsigned int busy_poll_us;
+	bool prefer;
+	uint8_t track_mode;		/* UT_TRACK_* */
+};
+
+struct journal {
+	char path[PATH_MAX];
+	char dir[PATH_MAX];
+	struct journal_entry *entries;
+	size_t n;
+	size_t cap;
+};
+
+/*
+ * Open STATE_DIR/journal, creating STATE_DIR (0700) if needed, and load the
+ * entries a previous run left. A missing file is an empty journal. A file
+ * that cannot be parsed is an error ("PATH: line N: what is wrong" in err):
+ * it holds the only record of how to undo changes, so it is never
+ * overwritten or ignored.
+ */
+int journal_open(struct journal *j, const char *state_dir, char *err, size_t errlen);
+void journal_close(struct journal *j);
+
+/* entry for that ring, or NULL; valid until the next put, drop or close */
+struct journal_entry *journal_find(struct journal *j, uint64_t ctx);
+
+/*
+ * Add (or replace, same ctx) an entry and write the file durably before
+ * returning. On failure memory is unchanged and so is the file, except when
+ * only the final directory fsync failed: the new file is then in place but
+ * the caller must treat the change as not made (the next write re-syncs).
+ */
+int journal_put(struct journal *j, const struct journal_entry *e);
+
+/* Drop the entry of that ring (no-op if absent), durably. */
+int journal_drop(struct journal *j, uint64_t ctx);
+
+#endif /* UT_JOURNAL_H */
