@@ -3,7 +3,9 @@
  * config/uringtune.ini: a table of keys, each with its parser, parsed with
  * libinih. Strict on purpose: a typo in a tuning daemon's configuration must
  * stop it, not be silently ignored, so any unknown section or key, duplicate,
- * empty or bad value refuses the whole file.
+ * empty or bad value refuses the whole file, as do [napi] timeouts out of
+ * order (checked once the whole file is read). User names in [select] are
+ * resolved to uids while parsing.
  *
  * Lines reach libinih through read_line() rather than ini_parse() so that we
  * see every raw line: libinih would split an overlong line in two and parse
@@ -13,6 +15,7 @@
  */
 #include <errno.h>
 #include <ini.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,8 +46,9 @@ struct config_key {
 	const char *name;
 	config_parse_fn parse;
 	size_t offset;			/* of the field in struct ut_config */
-	size_t size;			/* of the field: bounds strings */
-	unsigned long long min, max;	/* integers only */
+	size_t size;			/* of the field: bounds strings and lists */
+	size_t count;			/* lists: offset of their element count */
+	unsigned long long min, max;	/* numbers; lists: max is the capacity */
 	const char *doc;
 };
 
@@ -56,24 +60,90 @@ static int parse_uint(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
 static int parse_log_level(const struct config_key *key, const char *value,
 			   void *field, char *why, size_t whylen);
+static int parse_bool(const struct config_key *key, const char *value,
+		      void *field, char *why, size_t whylen);
+static int parse_tracking(const struct config_key *key, const char *value,
+			  void *field, char *why, size_t whylen);
+static int parse_decimal(const struct config_key *key, const char *value,
+			 void *field, char *why, size_t whylen);
+static int parse_comms(const struct config_key *key, const char *value,
+		       void *field, char *why, size_t whylen);
+static int parse_uids(const struct config_key *key, const char *value,
+		      void *field, char *why, size_t whylen);
+static int parse_cgroups(const struct config_key *key, const char *value,
+			 void *field, char *why, size_t whylen);
 
-#define FIELD(f)	offsetof(struct ut_config, f), \
-			sizeof(((struct ut_config *)0)->f)
+#define FIELD(f)	.offset = offsetof(struct ut_config, f), \
+			.size = sizeof(((struct ut_config *)0)->f)
+/* a [select] list: the array f, its count n_f, UT_SELECT_MAX elements */
+#define LIST(f)		FIELD(select.f), \
+			.count = offsetof(struct ut_config, select.n_##f), \
+			.max = UT_SELECT_MAX
 
 /* error messages list sections and keys in this order */
 static const struct config_key config_keys[] = {
-	{ "daemon", "mode", parse_mode, FIELD(mode), 0, 0,
-	  "observe only watches rings; tune also changes their NAPI settings" },
-	{ "daemon", "socket", parse_path, FIELD(socket_path), 0, 0,
-	  "unix socket the uringtune CLI talks to" },
-	{ "daemon", "state_dir", parse_path, FIELD(state_dir), 0, 0,
-	  "directory for state kept across restarts" },
-	{ "daemon", "tick_ms", parse_uint, FIELD(tick_ms), 50, 60000,
-	  "how often the ring registry is reconciled with the kernel" },
-	{ "daemon", "max_rings", parse_uint, FIELD(max_rings), 64, 1048576,
-	  "capacity of the BPF map of rings" },
-	{ "daemon", "log_level", parse_log_level, FIELD(log_level), 0, 0,
-	  "least severe message logged" },
+	{ "daemon", "mode", parse_mode, FIELD(mode),
+	  .doc = "observe only watches rings; tune also changes their NAPI settings" },
+	{ "daemon", "socket", parse_path, FIELD(socket_path),
+	  .doc = "unix socket the uringtune CLI talks to" },
+	{ "daemon", "state_dir", parse_path, FIELD(state_dir),
+	  .doc = "directory for state kept across restarts" },
+	{ "daemon", "tick_ms", parse_uint, FIELD(tick_ms), .min = 50, .max = 60000,
+	  .doc = "how often the ring registry is reconciled with the kernel" },
+	{ "daemon", "max_rings", parse_uint, FIELD(max_rings), .min = 64, .max = 1048576,
+	  .doc = "capacity of the BPF map of rings" },
+	{ "daemon", "log_level", parse_log_level, FIELD(log_level),
+	  .doc = "least severe message logged" },
+
+	/* the kernel caps a ring's busy_poll_to at 10 ms */
+	{ "napi", "min_busy_poll_us", parse_uint, FIELD(napi.min_us), .min = 1, .max = 10000,
+	  .doc = "shortest busy-poll timeout the tuner gives a ring" },
+	{ "napi", "max_busy_poll_us", parse_uint, FIELD(napi.max_us), .min = 1, .max = 10000,
+	  .doc = "longest busy-poll timeout the tuner gives a ring" },
+	{ "napi", "initial_busy_poll_us", parse_uint, FIELD(napi.initial_us),
+	  .min = 1, .max = 10000,
+	  .doc = "timeout a ring gets when it is first tuned" },
+	{ "napi", "prefer_busy_poll", parse_bool, FIELD(napi.prefer),
+	  .doc = "the rings' prefer_busy_poll flag" },
+	{ "napi", "tracking", parse_tracking, FIELD(napi.tracking),
+	  .doc = "how the kernel learns which NAPI instances a ring polls" },
+	{ "napi", "static_after_s", parse_uint, FIELD(napi.static_after_s),
+	  .min = 1, .max = 86400,
+	  .doc = "auto tracking: NAPI IDs unchanged this long make it static" },
+	{ "napi", "min_efficiency", parse_decimal, FIELD(napi.min_efficiency),
+	  .min = 0, .max = 100,
+	  .doc = "latency saved per unit of CPU spun below which NAPI goes off" },
+	{ "napi", "wakeup_cost_us", parse_uint, FIELD(napi.wakeup_cost_us),
+	  .min = 1, .max = 10000,
+	  .doc = "latency one avoided sleep saves" },
+	{ "napi", "min_windows", parse_uint, FIELD(napi.min_windows),
+	  .min = 1, .max = 100000000,
+	  .doc = "busy-poll windows of evidence needed before a decision" },
+	{ "napi", "settle_s", parse_uint, FIELD(napi.settle_s), .min = 0, .max = 86400,
+	  .doc = "least time between two changes of a ring" },
+	{ "napi", "retry_s", parse_uint, FIELD(napi.retry_s), .min = 1, .max = 86400,
+	  .doc = "how long NAPI stays off before it is tried again" },
+	{ "napi", "change_pct", parse_uint, FIELD(napi.change_pct), .min = 1, .max = 1000,
+	  .doc = "timeout changes of at most this many percent are skipped" },
+	{ "napi", "quantile_pct", parse_uint, FIELD(napi.quantile_pct),
+	  .min = 50, .max = 100,
+	  .doc = "percentage of paid-off windows the timeout covers" },
+	{ "napi", "headroom_pct", parse_uint, FIELD(napi.headroom_pct),
+	  .min = 0, .max = 1000,
+	  .doc = "added on top of that quantile" },
+
+	{ "select", "include_comm", parse_comms, LIST(include_comm),
+	  .doc = "only processes with these names" },
+	{ "select", "exclude_comm", parse_comms, LIST(exclude_comm),
+	  .doc = "never processes with these names" },
+	{ "select", "include_uid", parse_uids, LIST(include_uid),
+	  .doc = "only processes of these users" },
+	{ "select", "exclude_uid", parse_uids, LIST(exclude_uid),
+	  .doc = "never processes of these users" },
+	{ "select", "include_cgroup", parse_cgroups, LIST(include_cgroup),
+	  .doc = "only processes in these cgroups" },
+	{ "select", "exclude_cgroup", parse_cgroups, LIST(exclude_cgroup),
+	  .doc = "never processes in these cgroups" },
 };
 
 struct parse_ctx {
@@ -100,6 +170,22 @@ void config_defaults(struct ut_config *cfg)
 	cfg->tick_ms = 1000;
 	cfg->max_rings = 16384;
 	cfg->log_level = LOG_INFO;
+
+	cfg->napi.min_us = 10;
+	cfg->napi.max_us = 200;
+	cfg->napi.initial_us = 50;
+	cfg->napi.prefer = false;
+	cfg->napi.tracking = TUNER_TRACK_AUTO;
+	cfg->napi.static_after_s = 30;
+	cfg->napi.min_efficiency = 0.2;
+	cfg->napi.wakeup_cost_us = 10;
+	cfg->napi.min_windows = 1000;
+	cfg->napi.settle_s = 5;
+	cfg->napi.retry_s = 60;
+	cfg->napi.change_pct = 25;
+	cfg->napi.quantile_pct = 95;
+	cfg->napi.headroom_pct = 50;
+	/* cfg->select: every list empty, everyone is selected */
 }
 
 const char *config_mode_name(enum ut_mode mode)
@@ -185,6 +271,300 @@ static int parse_uint(const struct config_key *key, const char *value,
 bad:
 	return bad_value(why, whylen, value, "an integer from %llu to %llu",
 			 key->min, key->max);
+}
+
+static int parse_bool(const struct config_key *key, const char *value,
+		      void *field, char *why, size_t whylen)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+
+	(void)key;
+	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
+		if (strcmp(value, yes[i]) == 0) {
+			*(bool *)field = true;
+			return 0;
+		}
+		if (strcmp(value, no[i]) == 0) {
+			*(bool *)field = false;
+			return 0;
+		}
+	}
+	return bad_value(why, whylen, value,
+			 "yes or no (or true/false, on/off, 1/0)");
+}
+
+static int parse_tracking(const struct config_key *key, const char *value,
+			  void *field, char *why, size_t whylen)
+{
+	enum tuner_tracking *tracking = field;
+
+	(void)key;
+	if (strcmp(value, "dynamic") == 0)
+		*tracking = TUNER_TRACK_DYNAMIC;
+	else if (strcmp(value, "static") == 0)
+		*tracking = TUNER_TRACK_STATIC;
+	else if (strcmp(value, "auto") == 0)
+		*tracking = TUNER_TRACK_AUTO;
+	else
+		return bad_value(why, whylen, value, "dynamic, static or auto");
+	return 0;
+}
+
+/*
+ * A double in [key->min, key->max] written as a plain decimal: "0.2", "5",
+ * ".5", "2e-1". strtod() alone would also take blanks, a sign, "inf", "nan"
+ * and hex ("0x1p-2"). No setlocale() in uringtuned: the point is '.'.
+ */
+static int parse_decimal(const struct config_key *key, const char *value,
+			 void *field, char *why, size_t whylen)
+{
+	char *end;
+	double v;
+
+	if (!((value[0] >= '0' && value[0] <= '9') || value[0] == '.') ||
+	    strpbrk(value, "xX"))
+		goto bad;
+	/* overflow gives HUGE_VAL and underflow a value near 0: both range-checked */
+	v = strtod(value, &end);
+	if (end == value || *end || !(v >= (double)key->min && v <= (double)key->max))
+		goto bad;
+	*(double *)field = v;
+	return 0;
+bad:
+	return bad_value(why, whylen, value, "a decimal from %llu to %llu",
+			 key->min, key->max);
+}
+
+/*
+ * [select] lists: elements separated by commas and/or blanks. A comma needs
+ * an element on each side, so "a,,b", ",a" and "a," are refused as likely
+ * typos.
+ */
+struct list_kind {
+	const char *what;		/* "process names": what the elements are */
+	const char *noun;		/* "names": for "expected at most 16 names" */
+	/* check one element (@len bytes, not terminated) and store it in @slot */
+	int (*parse)(const char *elem, size_t len, void *slot, size_t slot_size,
+		     char *why, size_t whylen);
+};
+
+#define LIST_BLANKS	" \t"
+
+/*
+ * The next element of a list at *@pos: its start and length in *@len, NULL
+ * at the end. -EINVAL for an empty element.
+ */
+static int list_next(const char **pos, const char **elem, size_t *len)
+{
+	const char *p = *pos + strspn(*pos, LIST_BLANKS);
+
+	*elem = NULL;
+	if (!*p)
+		return 0;
+	if (*p == ',')
+		return -EINVAL;
+	*elem = p;
+	*len = strcspn(p, LIST_BLANKS ",");
+	p += *len;
+	p += strspn(p, LIST_BLANKS);
+	if (*p == ',') {
+		p++;
+		p += strspn(p, LIST_BLANKS);
+		if (!*p || *p == ',')
+			return -EINVAL;
+	}
+	*pos = p;
+	return 0;
+}
+
+static int parse_list(const struct config_key *key, const char *value,
+		      void *field, char *why, size_t whylen,
+		      const struct list_kind *kind)
+{
+	/* field is at key->offset of a struct ut_config, its count at key->count */
+	unsigned int *count = (unsigned int *)((char *)field - key->offset + key->count);
+	size_t slot_size = key->size / key->max;
+	unsigned long long n = 0;
+	const char *pos, *elem;
+	size_t len;
+
+	/* count first: "expected at most 16 names, got 17" names the total */
+	for (pos = value; ; n++) {
+		if (list_next(&pos, &elem, &len))
+			return bad_value(why, whylen, value,
+					 "%s separated by commas or spaces", kind->what);
+		if (!elem)
+			break;
+	}
+	if (!n)
+		return bad_value(why, whylen, value, "%s", kind->what);
+	if (n > key->max) {
+		snprintf(why, whylen, "expected at most %llu %s, got %llu",
+			 key->max, kind->noun, n);
+		return -EINVAL;
+	}
+	n = 0;
+	for (pos = value; !list_next(&pos, &elem, &len) && elem; n++) {
+		int ret = kind->parse(elem, len, (char *)field + n * slot_size,
+				      slot_size, why, whylen);
+
+		if (ret)
+			return ret;
+	}
+	*count = (unsigned int)n;
+	return 0;
+}
+
+static int parse_comm(const char *elem, size_t len, void *slot, size_t slot_size,
+		      char *why, size_t whylen)
+{
+	/* "nginx # web" would otherwise add "#", "web" as process names */
+	if (elem[0] == '#') {
+		snprintf(why, whylen, "expected process names, got '%.*s' "
+			 "(a comment goes on a line of its own)", (int)len, elem);
+		return -EINVAL;
+	}
+	if (len >= slot_size) {
+		snprintf(why, whylen, "expected process names of at most %zu bytes, got '%.*s'",
+			 slot_size - 1, (int)len, elem);
+		return -EINVAL;
+	}
+	memcpy(slot, elem, len);
+	((char *)slot)[len] = '\0';
+	return 0;
+}
+
+/* what getpwnam_r() returns for "no such user" besides 0 (see its manual) */
+static bool user_unknown(int err)
+{
+	return err == 0 || err == ENOENT || err == ESRCH || err == EBADF || err == EPERM;
+}
+
+/* a uid in decimal, or a user name looked up now in the passwd database */
+static int parse_uid(const char *elem, size_t len, void *slot, size_t slot_size,
+		     char *why, size_t whylen)
+{
+	struct passwd pw, *res = NULL;
+	char name[256], *buf = NULL;
+	size_t buflen = 1024;
+	int err;
+
+	(void)slot_size;
+	if (len >= sizeof(name))
+		goto unknown;
+	memcpy(name, elem, len);
+	name[len] = '\0';
+	if (strspn(name, "0123456789") == len) {
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(name, NULL, 10);
+		/* (uid_t)-1 is no one: chown(2)'s "unchanged" */
+		if (errno || v >= (uid_t)-1) {
+			snprintf(why, whylen,
+				 "expected user names or uids from 0 to %u, got '%s'",
+				 (unsigned int)(uid_t)-1 - 1, name);
+			return -EINVAL;
+		}
+		*(uid_t *)slot = (uid_t)v;
+		return 0;
+	}
+	for (;;) {
+		char *more = realloc(buf, buflen);
+
+		if (!more) {
+			err = ENOMEM;
+			break;
+		}
+		buf = more;
+		err = getpwnam_r(name, &pw, buf, buflen, &res);
+		if (err != ERANGE || buflen >= (1u << 20))
+			break;
+		buflen *= 2;
+	}
+	free(buf);
+	if (res) {
+		*(uid_t *)slot = pw.pw_uid;
+		return 0;
+	}
+	if (!user_unknown(err)) {
+		snprintf(why, whylen, "cannot look up user '%s': %s", name, strerror(err));
+		return -EINVAL;
+	}
+unknown:
+	snprintf(why, whylen, "expected user names or uids, got unknown user '%.*s'",
+		 (int)len, elem);
+	return -EINVAL;
+}
+
+/*
+ * An absolute cgroup v2 path as /proc/PID/cgroup shows it: repeated and
+ * trailing '/' dropped ("/a//b/" is "/a/b"), "." and ".." refused.
+ */
+static int parse_cgroup(const char *elem, size_t len, void *slot, size_t slot_size,
+			char *why, size_t whylen)
+{
+	char *out = slot;
+	size_t n = 0, i = 0;
+
+	if (elem[0] != '/') {
+		snprintf(why, whylen, "expected absolute cgroup paths, got '%.*s'",
+			 (int)len, elem);
+		return -EINVAL;
+	}
+	while (i < len) {
+		size_t clen;
+
+		while (i < len && elem[i] == '/')
+			i++;
+		for (clen = 0; i + clen < len && elem[i + clen] != '/'; clen++)
+			;
+		if (!clen)
+			break;
+		if ((clen == 1 && elem[i] == '.') ||
+		    (clen == 2 && elem[i] == '.' && elem[i + 1] == '.')) {
+			snprintf(why, whylen, "expected absolute cgroup paths without "
+				 "'.' or '..', got '%.*s'", (int)len, elem);
+			return -EINVAL;
+		}
+		if (n + 1 + clen >= slot_size) {
+			snprintf(why, whylen, "expected absolute cgroup paths of at most "
+				 "%zu bytes, got %zu bytes", slot_size - 1, len);
+			return -EINVAL;
+		}
+		out[n++] = '/';
+		memcpy(out + n, elem + i, clen);
+		n += clen;
+		i += clen;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+	return 0;
+}
+
+static const struct list_kind comm_list = { "process names", "names", parse_comm };
+static const struct list_kind uid_list = { "user names or uids", "users", parse_uid };
+static const struct list_kind cgroup_list = { "absolute cgroup paths", "cgroups",
+					      parse_cgroup };
+
+static int parse_comms(const struct config_key *key, const char *value,
+		       void *field, char *why, size_t whylen)
+{
+	return parse_list(key, value, field, why, whylen, &comm_list);
+}
+
+static int parse_uids(const struct config_key *key, const char *value,
+		      void *field, char *why, size_t whylen)
+{
+	return parse_list(key, value, field, why, whylen, &uid_list);
+}
+
+static int parse_cgroups(const struct config_key *key, const char *value,
+			 void *field, char *why, size_t whylen)
+{
+	return parse_list(key, value, field, why, whylen, &cgroup_list);
 }
 
 /*
@@ -284,7 +664,7 @@ static const char *known_list(char *buf, size_t len, const char *section)
 
 static void unknown_section(struct parse_ctx *ctx, const char *name, int len)
 {
-	char known[256];
+	char known[512];
 
 	ctx_error(ctx, -EINVAL, "[%.*s]: unknown section (known sections: %s)",
 		  len, name, known_list(known, sizeof(known), NULL));
@@ -363,7 +743,7 @@ static int handler(void *user, const char *section, const char *name,
 	if (ctx->err)
 		return 0;
 	if (!section[0]) {
-		char known[256];
+		char known[512];
 
 		ctx_error(ctx, -EINVAL, "%s: key before any [section] (known sections: %s)",
 			  name, known_list(known, sizeof(known), NULL));
@@ -386,7 +766,7 @@ static int handler(void *user, const char *section, const char *name,
 		}
 	}
 	if (!key) {
-		char known[256];
+		char known[512];
 
 		ctx_error(ctx, -EINVAL, "[%s] %s: unknown key (known keys: %s)",
 			  section, name, known_list(known, sizeof(known), section));
@@ -404,6 +784,34 @@ static int handler(void *user, const char *section, const char *name,
 		return 0;
 	}
 	return 1;
+}
+
+/* " (the default)" if [@section] @name was not set in the file */
+static const char *if_default(const struct parse_ctx *ctx, const char *section,
+			      const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
+		if (strcmp(config_keys[i].section, section) == 0 &&
+		    strcmp(config_keys[i].name, name) == 0)
+			return ctx->set_on[i] ? "" : " (the default)";
+	return "";
+}
+
+/* checks across keys, once the whole file is read */
+static void check_napi(struct parse_ctx *ctx)
+{
+	const struct tuner_policy *napi = &ctx->cfg.napi;
+
+	if (napi->min_us > napi->max_us) {
+		ctx_error(ctx, -EINVAL, "[napi] max_busy_poll_us: expected at least "
+			  "min_busy_poll_us (%u), got %u%s", napi->min_us, napi->max_us,
+			  if_default(ctx, "napi", "max_busy_poll_us"));
+	} else if (napi->initial_us < napi->min_us || napi->initial_us > napi->max_us) {
+		ctx_error(ctx, -EINVAL, "[napi] initial_busy_poll_us: expected a value "
+			  "from min_busy_poll_us (%u) to max_busy_poll_us (%u), got %u%s",
+			  napi->min_us, napi->max_us, napi->initial_us,
+			  if_default(ctx, "napi", "initial_busy_poll_us"));
+	}
 }
 
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen)
@@ -441,6 +849,8 @@ int config_load(const char *path, struct ut_config *out, char *err, size_t errle
 		/* -2: libinih could not allocate its line buffer */
 		ctx_error(&ctx, -ENOMEM, "cannot parse: %s", strerror(ENOMEM));
 	}
+	if (!ctx.err)
+		check_napi(&ctx);
 	ret = ctx.err;
 	if (!ret)
 		*out = ctx.cfg;
@@ -448,4 +858,67 @@ int config_load(const char *path, struct ut_config *out, char *err, size_t errle
 	free(ctx.line);
 	fclose(ctx.file);
 	return ret;
+}
+
+static bool comm_in(const char (*list)[16], unsigned int n, const char *comm)
+{
+	for (unsigned int i = 0; comm && i < n; i++)
+		if (strncmp(list[i], comm, sizeof(list[i])) == 0)
+			return true;
+	return false;
+}
+
+static bool uid_in(const uid_t *list, unsigned int n, uid_t uid)
+{
+	for (unsigned int i = 0; i < n; i++)
+		if (list[i] == uid)
+			return true;
+	return false;
+}
+
+/* @cgroup is @rule or below it: "/a" holds "/a" and "/a/b", not "/ab" */
+static bool cgroup_in(const char (*list)[UT_CGROUP_PATH_MAX], unsigned int n,
+		      const char *cgroup)
+{
+	for (unsigned int i = 0; cgroup && i < n; i++) {
+		size_t len = strlen(list[i]);
+
+		/* rules are normalized: only "/" itself ends in '/' */
+		if (len == 1 && cgroup[0] == '/')
+			return true;
+		if (strncmp(cgroup, list[i], len) == 0 &&
+		    (cgroup[len] == '\0' || cgroup[len] == '/'))
+			return true;
+	}
+	return false;
+}
+
+bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
+		    const char *cgroup, const char **why)
+{
+	const char *unused;
+
+	if (!why)
+		why = &unused;
+	if (comm_in(sel->exclude_comm, sel->n_exclude_comm, comm)) {
+		*why = "excluded by exclude_comm";
+		return false;
+	}
+	if (uid_in(sel->exclude_uid, sel->n_exclude_uid, uid)) {
+		*why = "excluded by exclude_uid";
+		return false;
+	}
+	if (cgroup_in(sel->exclude_cgroup, sel->n_exclude_cgroup, cgroup)) {
+		*why = "excluded by exclude_cgroup";
+		return false;
+	}
+	if ((sel->n_include_comm || sel->n_include_uid || sel->n_include_cgroup) &&
+	    !comm_in(sel->include_comm, sel->n_include_comm, comm) &&
+	    !uid_in(sel->include_uid, sel->n_include_uid, uid) &&
+	    !cgroup_in(sel->include_cgroup, sel->n_include_cgroup, cgroup)) {
+		*why = "matches no include rule";
+		return false;
+	}
+	*why = "";
+	return true;
 }

@@ -8,12 +8,40 @@
 #define UT_CONFIG_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sys/un.h>
+
+#include "tuner.h"
 
 enum ut_mode {
 	UT_MODE_OBSERVE,	/* watch and report, change nothing */
 	UT_MODE_TUNE,		/* also act on rings */
+};
+
+#define UT_SELECT_MAX		16
+#define UT_CGROUP_PATH_MAX	256
+
+/*
+ * Which processes' rings uringtune may tune. A ring is selected when no
+ * include rule is set or any include rule matches, and no exclude rule
+ * matches. cgroups match by path prefix at a '/' boundary ("/system.slice"
+ * matches "/system.slice/nginx.service", not "/system.slice2").
+ */
+struct ut_select {
+	char include_comm[UT_SELECT_MAX][16];
+	unsigned int n_include_comm;
+	char exclude_comm[UT_SELECT_MAX][16];
+	unsigned int n_exclude_comm;
+	uid_t include_uid[UT_SELECT_MAX];
+	unsigned int n_include_uid;
+	uid_t exclude_uid[UT_SELECT_MAX];
+	unsigned int n_exclude_uid;
+	char include_cgroup[UT_SELECT_MAX][UT_CGROUP_PATH_MAX];
+	unsigned int n_include_cgroup;
+	char exclude_cgroup[UT_SELECT_MAX][UT_CGROUP_PATH_MAX];
+	unsigned int n_exclude_cgroup;
 };
 
 struct ut_config {
@@ -23,6 +51,8 @@ struct ut_config {
 	unsigned int tick_ms;		/* registry refresh / reconcile interval */
 	unsigned int max_rings;		/* capacity of the BPF ring map */
 	int log_level;			/* LOG_ERR .. LOG_DEBUG */
+	struct tuner_policy napi;	/* [napi] */
+	struct ut_select select;	/* [select] */
 };
 
 void config_defaults(struct ut_config *cfg);
@@ -37,5 +67,15 @@ int config_load(const char *path, struct ut_config *out, char *err, size_t errle
 const char *config_mode_name(enum ut_mode mode);
 /* returns -EINVAL for anything but "observe" or "tune" */
 int config_mode_from_name(const char *name, enum ut_mode *mode);
+
+/*
+ * Is a process with this comm, uid and cgroup (v2 path, "/..." as in
+ * /proc/PID/cgroup's "0::" line; NULL if unknown) selected? When not, *why
+ * is a static phrase naming the rule ("excluded by exclude_comm",
+ * "excluded by exclude_uid", "excluded by exclude_cgroup", "matches no
+ * include rule").
+ */
+bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
+		    const char *cgroup, const char **why);
 
 #endif /* UT_CONFIG_H */

@@ -4,6 +4,7 @@
  * class of error, since operators act on those lines.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,28 @@ UT_TEST(defaults)
 	UT_ASSERT_EQ_INT(def.tick_ms, 1000);
 	UT_ASSERT_EQ_INT(def.max_rings, 16384);
 	UT_ASSERT_EQ_INT(def.log_level, LOG_INFO);
+
+	UT_ASSERT_EQ_INT(def.napi.min_us, 10);
+	UT_ASSERT_EQ_INT(def.napi.max_us, 200);
+	UT_ASSERT_EQ_INT(def.napi.initial_us, 50);
+	UT_ASSERT(!def.napi.prefer);
+	UT_ASSERT_EQ_INT(def.napi.tracking, TUNER_TRACK_AUTO);
+	UT_ASSERT_EQ_INT(def.napi.static_after_s, 30);
+	UT_ASSERT(def.napi.min_efficiency == 0.2);
+	UT_ASSERT_EQ_INT(def.napi.wakeup_cost_us, 10);
+	UT_ASSERT_EQ_INT(def.napi.min_windows, 1000);
+	UT_ASSERT_EQ_INT(def.napi.settle_s, 5);
+	UT_ASSERT_EQ_INT(def.napi.retry_s, 60);
+	UT_ASSERT_EQ_INT(def.napi.change_pct, 25);
+	UT_ASSERT_EQ_INT(def.napi.quantile_pct, 95);
+	UT_ASSERT_EQ_INT(def.napi.headroom_pct, 50);
+
+	UT_ASSERT_EQ_INT(def.select.n_include_comm, 0);
+	UT_ASSERT_EQ_INT(def.select.n_exclude_comm, 0);
+	UT_ASSERT_EQ_INT(def.select.n_include_uid, 0);
+	UT_ASSERT_EQ_INT(def.select.n_exclude_uid, 0);
+	UT_ASSERT_EQ_INT(def.select.n_include_cgroup, 0);
+	UT_ASSERT_EQ_INT(def.select.n_exclude_cgroup, 0);
 }
 
 UT_TEST(empty_file_gives_defaults)
@@ -206,12 +229,12 @@ UT_TEST(unknown_section)
 	struct load l;
 
 	ASSERT_REFUSED(&l, "[bogus]\nmode = tune\n",
-		       "[bogus]: unknown section (known sections: daemon)");
+		       "[bogus]: unknown section (known sections: daemon, napi, select)");
 	/* even without keys: likely a typo of a section meant to be used */
 	ASSERT_REFUSED(&l, "[daemon]\nmode = tune\n[deamon]\n",
-		       "[deamon]: unknown section (known sections: daemon)");
+		       "[deamon]: unknown section (known sections: daemon, napi, select)");
 	ASSERT_REFUSED(&l, "mode = tune\n[daemon]\n",
-		       "mode: key before any [section] (known sections: daemon)");
+		       "mode: key before any [section] (known sections: daemon, napi, select)");
 }
 
 UT_TEST(bad_enum)
@@ -395,6 +418,548 @@ UT_TEST(failure_leaves_out_unchanged)
 	UT_ASSERT(unchanged(&l.cfg));
 }
 
+UT_TEST(napi_values)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[napi]\n"
+		     "min_busy_poll_us = 5\n"
+		     "max_busy_poll_us = 10000\n"
+		     "initial_busy_poll_us = 100\n"
+		     "prefer_busy_poll = yes\n"
+		     "tracking = static\n"
+		     "static_after_s = 600\n"
+		     "min_efficiency = 1.5\n"
+		     "wakeup_cost_us = 25\n"
+		     "min_windows = 100000000\n"
+		     "settle_s = 0\n"
+		     "retry_s = 86400\n"
+		     "change_pct = 1000\n"
+		     "quantile_pct = 50\n"
+		     "headroom_pct = 0\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.min_us, 5);
+	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 10000);
+	UT_ASSERT_EQ_INT(l.cfg.napi.initial_us, 100);
+	UT_ASSERT(l.cfg.napi.prefer);
+	UT_ASSERT_EQ_INT(l.cfg.napi.tracking, TUNER_TRACK_STATIC);
+	UT_ASSERT_EQ_INT(l.cfg.napi.static_after_s, 600);
+	UT_ASSERT(l.cfg.napi.min_efficiency == 1.5);
+	UT_ASSERT_EQ_INT(l.cfg.napi.wakeup_cost_us, 25);
+	UT_ASSERT_EQ_INT(l.cfg.napi.min_windows, 100000000);
+	UT_ASSERT_EQ_INT(l.cfg.napi.settle_s, 0);
+	UT_ASSERT_EQ_INT(l.cfg.napi.retry_s, 86400);
+	UT_ASSERT_EQ_INT(l.cfg.napi.change_pct, 1000);
+	UT_ASSERT_EQ_INT(l.cfg.napi.quantile_pct, 50);
+	UT_ASSERT_EQ_INT(l.cfg.napi.headroom_pct, 0);
+	/* the other sections keep their defaults */
+	UT_ASSERT_EQ_INT(l.cfg.tick_ms, 1000);
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_comm, 0);
+}
+
+#define POLICY(f)	offsetof(struct tuner_policy, f)
+
+/* [napi]'s integers: each bound loads, one past it is refused */
+static const struct {
+	const char *name;
+	unsigned int min, max;
+	size_t offset;		/* in struct tuner_policy */
+	int timeout;		/* ordered against the other timeouts */
+} napi_uints[] = {
+	{ "min_busy_poll_us", 1, 10000, POLICY(min_us), 1 },
+	{ "max_busy_poll_us", 1, 10000, POLICY(max_us), 1 },
+	{ "initial_busy_poll_us", 1, 10000, POLICY(initial_us), 1 },
+	{ "static_after_s", 1, 86400, POLICY(static_after_s), 0 },
+	{ "wakeup_cost_us", 1, 10000, POLICY(wakeup_cost_us), 0 },
+	{ "min_windows", 1, 100000000, POLICY(min_windows), 0 },
+	{ "settle_s", 0, 86400, POLICY(settle_s), 0 },
+	{ "retry_s", 1, 86400, POLICY(retry_s), 0 },
+	{ "change_pct", 1, 1000, POLICY(change_pct), 0 },
+	{ "quantile_pct", 50, 100, POLICY(quantile_pct), 0 },
+	{ "headroom_pct", 0, 1000, POLICY(headroom_pct), 0 },
+};
+
+static unsigned int policy_uint(const struct tuner_policy *p, size_t offset)
+{
+	return *(const unsigned int *)((const char *)p + offset);
+}
+
+UT_TEST(napi_integer_bounds)
+{
+	char text[128], what[256];
+	struct load l;
+
+	for (size_t i = 0; i < sizeof(napi_uints) / sizeof(napi_uints[0]); i++) {
+		unsigned int bound[2] = { napi_uints[i].min, napi_uints[i].max };
+		unsigned long long past[2] = { napi_uints[i].min - 1ull,
+					       napi_uints[i].max + 1ull };
+
+		for (int b = 0; b < 2; b++) {
+			if (napi_uints[i].timeout)
+				continue;	/* see busy_poll_bounds */
+			snprintf(text, sizeof(text), "[napi]\n%s = %u\n",
+				 napi_uints[i].name, bound[b]);
+			ASSERT_LOADS(&l, text);
+			UT_ASSERT_EQ_INT(policy_uint(&l.cfg.napi, napi_uints[i].offset),
+					 bound[b]);
+		}
+		for (int b = 0; b < 2; b++) {
+			if (b == 0 && napi_uints[i].min == 0)
+				continue;
+			snprintf(text, sizeof(text), "[napi]\n%s = %llu\n",
+				 napi_uints[i].name, past[b]);
+			snprintf(what, sizeof(what), "[napi] %s: expected an integer "
+				 "from %u to %u, got '%llu'", napi_uints[i].name,
+				 napi_uints[i].min, napi_uints[i].max, past[b]);
+			ASSERT_REFUSED(&l, text, what);
+		}
+	}
+}
+
+UT_TEST(busy_poll_bounds)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[napi]\nmin_busy_poll_us = 1\ninitial_busy_poll_us = 1\n"
+		     "max_busy_poll_us = 1\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.min_us, 1);
+	UT_ASSERT_EQ_INT(l.cfg.napi.initial_us, 1);
+	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 1);
+	ASSERT_LOADS(&l, "[napi]\nmin_busy_poll_us = 10000\n"
+		     "initial_busy_poll_us = 10000\nmax_busy_poll_us = 10000\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.min_us, 10000);
+	UT_ASSERT_EQ_INT(l.cfg.napi.initial_us, 10000);
+	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 10000);
+}
+
+UT_TEST(bool_values)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	char text[64];
+	struct load l;
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		snprintf(text, sizeof(text), "[napi]\nprefer_busy_poll = %s\n", yes[i]);
+		ASSERT_LOADS(&l, text);
+		UT_ASSERT(l.cfg.napi.prefer);
+		snprintf(text, sizeof(text), "[napi]\nprefer_busy_poll = %s\n", no[i]);
+		ASSERT_LOADS(&l, text);
+		UT_ASSERT(!l.cfg.napi.prefer);
+	}
+}
+
+UT_TEST(bad_bool)
+{
+	static const char *const bad[] = { "maybe", "Yes", "TRUE", "y", "2", "01", "yes no" };
+	char text[64], what[128];
+	struct load l;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[napi]\nprefer_busy_poll = %s\n", bad[i]);
+		snprintf(what, sizeof(what), "[napi] prefer_busy_poll: expected yes "
+			 "or no (or true/false, on/off, 1/0), got '%s'", bad[i]);
+		ASSERT_REFUSED(&l, text, what);
+	}
+	ASSERT_REFUSED(&l, "[napi]\nprefer_busy_poll =\n",
+		       "[napi] prefer_busy_poll: expected yes or no (or true/false, "
+		       "on/off, 1/0), got an empty value");
+}
+
+UT_TEST(tracking_values)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[napi]\ntracking = dynamic\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.tracking, TUNER_TRACK_DYNAMIC);
+	ASSERT_LOADS(&l, "[napi]\ntracking = static\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.tracking, TUNER_TRACK_STATIC);
+	ASSERT_LOADS(&l, "[napi]\ntracking = auto\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.tracking, TUNER_TRACK_AUTO);
+
+	ASSERT_REFUSED(&l, "[napi]\ntracking = Static\n",
+		       "[napi] tracking: expected dynamic, static or auto, got 'Static'");
+	ASSERT_REFUSED(&l, "[napi]\ntracking = 1\n",
+		       "[napi] tracking: expected dynamic, static or auto, got '1'");
+}
+
+UT_TEST(decimal_values)
+{
+	static const struct {
+		const char *text;
+		double value;
+	} good[] = {
+		{ "0", 0 }, { "100", 100 }, { "0.2", 0.2 }, { "1.5", 1.5 },
+		{ ".5", 0.5 }, { "2.", 2 }, { "0.000", 0 }, { "100.000", 100 },
+		{ "2e-1", 0.2 }, { "1E2", 100 }, { "007.25", 7.25 },
+	};
+	char text[64];
+	struct load l;
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		snprintf(text, sizeof(text), "[napi]\nmin_efficiency = %s\n", good[i].text);
+		ASSERT_LOADS(&l, text);
+		UT_ASSERT(l.cfg.napi.min_efficiency == good[i].value);
+	}
+	/* libinih strips the blanks around a value before it is parsed */
+	ASSERT_LOADS(&l, "[napi]\nmin_efficiency = \t 1 \t\n");
+	UT_ASSERT(l.cfg.napi.min_efficiency == 1);
+}
+
+UT_TEST(bad_decimal)
+{
+	static const char *const bad[] = {
+		"nan", "NaN", "nan(1)", "inf", "infinity", "-inf", "1e999",
+		"0x1", "0x1p-2", "0X.8", "-1", "+1", "-0", "- 1",
+		"\xc2\xa0" "1",		/* a no-break space: blanks are stripped */
+		"100.5", "1e3", "1,5", "1.5.1", "1e", "1e+", ".", "e1",
+		"0.2 # default", "1 2", "5%",
+	};
+	char text[64], what[128];
+	struct load l;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(text, sizeof(text), "[napi]\nmin_efficiency = %s\n", bad[i]);
+		snprintf(what, sizeof(what), "[napi] min_efficiency: expected a "
+			 "decimal from 0 to 100, got '%s'", bad[i]);
+		ASSERT_REFUSED(&l, text, what);
+	}
+	ASSERT_REFUSED(&l, "[napi]\nmin_efficiency =\n",
+		       "[napi] min_efficiency: expected a decimal from 0 to 100, "
+		       "got an empty value");
+}
+
+UT_TEST(busy_poll_order)
+{
+	struct load l;
+
+	ASSERT_REFUSED(&l, "[napi]\ninitial_busy_poll_us = 500\n",
+		       "[napi] initial_busy_poll_us: expected a value from "
+		       "min_busy_poll_us (10) to max_busy_poll_us (200), got 500");
+	ASSERT_REFUSED(&l, "[napi]\nmin_busy_poll_us = 20\ninitial_busy_poll_us = 19\n",
+		       "[napi] initial_busy_poll_us: expected a value from "
+		       "min_busy_poll_us (20) to max_busy_poll_us (200), got 19");
+	/* min > max is reported first, even with initial out of range too */
+	ASSERT_REFUSED(&l, "[napi]\nmin_busy_poll_us = 300\nmax_busy_poll_us = 200\n"
+		       "initial_busy_poll_us = 5000\n",
+		       "[napi] max_busy_poll_us: expected at least "
+		       "min_busy_poll_us (300), got 200");
+	/* the order does not matter: checked once the file is read */
+	ASSERT_REFUSED(&l, "[napi]\nmax_busy_poll_us = 20\nmin_busy_poll_us = 30\n",
+		       "[napi] max_busy_poll_us: expected at least "
+		       "min_busy_poll_us (30), got 20");
+	/* a value the file did not set is called the default */
+	ASSERT_REFUSED(&l, "[napi]\nmin_busy_poll_us = 300\n",
+		       "[napi] max_busy_poll_us: expected at least "
+		       "min_busy_poll_us (300), got 200 (the default)");
+	ASSERT_REFUSED(&l, "[napi]\nmax_busy_poll_us = 30\n",
+		       "[napi] initial_busy_poll_us: expected a value from "
+		       "min_busy_poll_us (10) to max_busy_poll_us (30), got 50 (the default)");
+	/* an error while parsing comes before the order check */
+	ASSERT_REFUSED(&l, "[napi]\ninitial_busy_poll_us = 500\ntracking = none\n",
+		       "[napi] tracking: expected dynamic, static or auto, got 'none'");
+
+	ASSERT_LOADS(&l, "[napi]\nmin_busy_poll_us = 20\nmax_busy_poll_us = 20\n"
+		     "initial_busy_poll_us = 20\n");
+	ASSERT_LOADS(&l, "[napi]\nmax_busy_poll_us = 50\n");
+	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 50);
+}
+
+UT_TEST(napi_unknown_key)
+{
+	struct load l;
+
+	ASSERT_REFUSED(&l, "[napi]\nbusy_poll_us = 50\n",
+		       "[napi] busy_poll_us: unknown key (known keys: min_busy_poll_us, "
+		       "max_busy_poll_us, initial_busy_poll_us, prefer_busy_poll, "
+		       "tracking, static_after_s, min_efficiency, wakeup_cost_us, "
+		       "min_windows, settle_s, retry_s, change_pct, quantile_pct, "
+		       "headroom_pct)");
+	/* keys belong to their section */
+	ASSERT_REFUSED(&l, "[select]\ntick_ms = 100\n",
+		       "[select] tick_ms: unknown key (known keys: include_comm, "
+		       "exclude_comm, include_uid, exclude_uid, include_cgroup, "
+		       "exclude_cgroup)");
+}
+
+UT_TEST(comm_lists)
+{
+	char text[256];
+	struct load l;
+	int n;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_comm, 1);
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[0], "nginx");
+
+	/* commas, blanks, or both */
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx envoy,haproxy ,  redis-server,\tmemcached\t x\n"
+		     "exclude_comm = a,b\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_comm, 6);
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[0], "nginx");
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[1], "envoy");
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[2], "haproxy");
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[3], "redis-server");
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[4], "memcached");
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[5], "x");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_exclude_comm, 2);
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_comm[0], "a");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_comm[1], "b");
+
+	/* 15 bytes: TASK_COMM_LEN without its NUL */
+	ASSERT_LOADS(&l, "[select]\nexclude_comm = abcdefghijklmno\n");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_comm[0], "abcdefghijklmno");
+
+	/* UT_SELECT_MAX names */
+	n = snprintf(text, sizeof(text), "[select]\ninclude_comm =");
+	for (int i = 0; i < UT_SELECT_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n, " p%d", i);
+	snprintf(text + n, sizeof(text) - n, "\n");
+	ASSERT_LOADS(&l, text);
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_comm, UT_SELECT_MAX);
+	UT_ASSERT_STR_EQ(l.cfg.select.include_comm[UT_SELECT_MAX - 1], "p15");
+}
+
+UT_TEST(uid_lists)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_uid = root\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_uid, 1);
+	UT_ASSERT_EQ_INT(l.cfg.select.include_uid[0], 0);
+
+	ASSERT_LOADS(&l, "[select]\nexclude_uid = 1000, root 65534,0\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_exclude_uid, 4);
+	UT_ASSERT_EQ_INT(l.cfg.select.exclude_uid[0], 1000);
+	UT_ASSERT_EQ_INT(l.cfg.select.exclude_uid[1], 0);
+	UT_ASSERT_EQ_INT(l.cfg.select.exclude_uid[2], 65534);
+	UT_ASSERT_EQ_INT(l.cfg.select.exclude_uid[3], 0);
+
+	/* any uid but (uid_t)-1, with or without a known user */
+	ASSERT_LOADS(&l, "[select]\ninclude_uid = 4294967294 00042\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.include_uid[0], 4294967294u);
+	UT_ASSERT_EQ_INT(l.cfg.select.include_uid[1], 42);
+}
+
+UT_TEST(cgroup_lists)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /system.slice/nginx.service\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_include_cgroup, 1);
+	UT_ASSERT_STR_EQ(l.cfg.select.include_cgroup[0], "/system.slice/nginx.service");
+
+	/* normalized as /proc/PID/cgroup shows paths */
+	ASSERT_LOADS(&l, "[select]\nexclude_cgroup = /a/, /, //, /b//c//, //d,/e.f/..g/...\n");
+	UT_ASSERT_EQ_INT(l.cfg.select.n_exclude_cgroup, 6);
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[0], "/a");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[1], "/");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[2], "/");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[3], "/b/c");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[4], "/d");
+	UT_ASSERT_STR_EQ(l.cfg.select.exclude_cgroup[5], "/e.f/..g/...");
+}
+
+UT_TEST(bad_lists)
+{
+	char text[256], what[256];
+	struct load l;
+	int n;
+
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = nginx averyveryverylongname\n",
+		       "[select] include_comm: expected process names of at most "
+		       "15 bytes, got 'averyveryverylongname'");
+	ASSERT_REFUSED(&l, "[select]\nexclude_comm = abcdefghijklmnop\n",
+		       "[select] exclude_comm: expected process names of at most "
+		       "15 bytes, got 'abcdefghijklmnop'");
+	/* a '#' after a value is part of it */
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = nginx # web servers\n",
+		       "[select] include_comm: expected process names, got '#' "
+		       "(a comment goes on a line of its own)");
+
+	/* empty elements */
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = nginx,,envoy\n",
+		       "[select] include_comm: expected process names separated "
+		       "by commas or spaces, got 'nginx,,envoy'");
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = nginx , , envoy\n",
+		       "[select] include_comm: expected process names separated "
+		       "by commas or spaces, got 'nginx , , envoy'");
+	ASSERT_REFUSED(&l, "[select]\nexclude_uid = root,\n",
+		       "[select] exclude_uid: expected user names or uids separated "
+		       "by commas or spaces, got 'root,'");
+	ASSERT_REFUSED(&l, "[select]\ninclude_cgroup = ,/a\n",
+		       "[select] include_cgroup: expected absolute cgroup paths separated "
+		       "by commas or spaces, got ',/a'");
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = ,\n",
+		       "[select] include_comm: expected process names separated "
+		       "by commas or spaces, got ','");
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm =\n",
+		       "[select] include_comm: expected process names, got an empty value");
+
+	/* one more than UT_SELECT_MAX, whatever the elements */
+	n = snprintf(text, sizeof(text), "[select]\ninclude_comm =");
+	for (int i = 0; i <= UT_SELECT_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n, " p%d", i);
+	snprintf(text + n, sizeof(text) - n, "\n");
+	ASSERT_REFUSED(&l, text,
+		       "[select] include_comm: expected at most 16 names, got 17");
+	n = snprintf(text, sizeof(text), "[select]\nexclude_uid =");
+	for (int i = 0; i <= UT_SELECT_MAX; i++)
+		n += snprintf(text + n, sizeof(text) - n, "%s%d", i ? "," : " ", i);
+	snprintf(text + n, sizeof(text) - n, "\n");
+	ASSERT_REFUSED(&l, text,
+		       "[select] exclude_uid: expected at most 16 users, got 17");
+	n = snprintf(text, sizeof(text), "[select]\nexclude_cgroup =");
+	for (int i = 0; i <= UT_SELECT_MAX + 1; i++)
+		n += snprintf(text + n, sizeof(text) - n, " /c%d", i);
+	snprintf(text + n, sizeof(text) - n, "\n");
+	ASSERT_REFUSED(&l, text,
+		       "[select] exclude_cgroup: expected at most 16 cgroups, got 18");
+
+	/* users */
+	ASSERT_REFUSED(&l, "[select]\ninclude_uid = root uringtune-no-such-user\n",
+		       "[select] include_uid: expected user names or uids, got "
+		       "unknown user 'uringtune-no-such-user'");
+	ASSERT_REFUSED(&l, "[select]\ninclude_uid = -1\n",
+		       "[select] include_uid: expected user names or uids, got "
+		       "unknown user '-1'");
+	ASSERT_REFUSED(&l, "[select]\nexclude_uid = 4294967295\n",
+		       "[select] exclude_uid: expected user names or uids from 0 to "
+		       "4294967294, got '4294967295'");
+	ASSERT_REFUSED(&l, "[select]\nexclude_uid = 99999999999999999999999\n",
+		       "[select] exclude_uid: expected user names or uids from 0 to "
+		       "4294967294, got '99999999999999999999999'");
+
+	/* cgroups */
+	ASSERT_REFUSED(&l, "[select]\ninclude_cgroup = system.slice/nginx.service\n",
+		       "[select] include_cgroup: expected absolute cgroup paths, got "
+		       "'system.slice/nginx.service'");
+	ASSERT_REFUSED(&l, "[select]\nexclude_cgroup = /a ./b\n",
+		       "[select] exclude_cgroup: expected absolute cgroup paths, got './b'");
+	snprintf(what, sizeof(what), "[select] include_cgroup: expected absolute cgroup "
+		 "paths without '.' or '..', got '%s'", "/a/../b");
+	ASSERT_REFUSED(&l, "[select]\ninclude_cgroup = /a/../b\n", what);
+	ASSERT_REFUSED(&l, "[select]\ninclude_cgroup = /a/.\n",
+		       "[select] include_cgroup: expected absolute cgroup paths "
+		       "without '.' or '..', got '/a/.'");
+
+	/* good keys and elements before the bad one do not leak into *out */
+	ASSERT_REFUSED(&l, "[select]\ninclude_comm = a b\nexclude_comm = c averyveryverylongname\n",
+		       "[select] exclude_comm: expected process names of at most "
+		       "15 bytes, got 'averyveryverylongname'");
+}
+
+#define ASSERT_SELECTS(sel, comm, uid, cgroup, selected, reason) do {	\
+	const char *why = "unset";					\
+	UT_ASSERT_EQ_INT(config_selects(sel, comm, uid, cgroup, &why), selected); \
+	UT_ASSERT_STR_EQ(why, reason);					\
+} while (0)
+
+#define NO_INCLUDE	"matches no include rule"
+
+UT_TEST(selects_no_rules)
+{
+	struct ut_config def;
+
+	config_defaults(&def);
+	ASSERT_SELECTS(&def.select, "nginx", 0, "/system.slice/nginx.service", 1, "");
+	ASSERT_SELECTS(&def.select, "x", 1000, NULL, 1, "");
+	/* why may be NULL */
+	UT_ASSERT(config_selects(&def.select, "x", 0, NULL, NULL));
+}
+
+UT_TEST(selects_include_comm)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx envoy\n");
+	ASSERT_SELECTS(&l.cfg.select, "nginx", 1000, "/a", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, NULL, 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "nginx2", 1000, "/a", 0, NO_INCLUDE);
+	ASSERT_SELECTS(&l.cfg.select, "ngin", 1000, "/a", 0, NO_INCLUDE);
+	ASSERT_SELECTS(&l.cfg.select, "haproxy", 0, NULL, 0, NO_INCLUDE);
+	UT_ASSERT(!config_selects(&l.cfg.select, "haproxy", 0, NULL, NULL));
+}
+
+UT_TEST(selects_exclude_wins)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\nexclude_comm = nginx\n");
+	ASSERT_SELECTS(&l.cfg.select, "nginx", 0, "/", 0, "excluded by exclude_comm");
+
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\ninclude_uid = 0\n"
+		     "include_cgroup = /\nexclude_uid = 1000\n");
+	ASSERT_SELECTS(&l.cfg.select, "nginx", 1000, "/a", 0, "excluded by exclude_uid");
+	ASSERT_SELECTS(&l.cfg.select, "nginx", 1001, "/a", 1, "");
+
+	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a\nexclude_cgroup = /a/b\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b/c", 0, "excluded by exclude_cgroup");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 0, "excluded by exclude_cgroup");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/bc", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 1, "");
+
+	/* exclusions are checked in the order comm, uid, cgroup */
+	ASSERT_LOADS(&l, "[select]\nexclude_comm = x\nexclude_uid = 0\nexclude_cgroup = /\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 0, "excluded by exclude_comm");
+	ASSERT_SELECTS(&l.cfg.select, "y", 0, "/", 0, "excluded by exclude_uid");
+	ASSERT_SELECTS(&l.cfg.select, "y", 1, "/", 0, "excluded by exclude_cgroup");
+	ASSERT_SELECTS(&l.cfg.select, "y", 1, NULL, 1, "");
+}
+
+UT_TEST(selects_uid)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_uid = root, 1000\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 1000, NULL, 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 1001, "/", 0, NO_INCLUDE);
+
+	ASSERT_LOADS(&l, "[select]\nexclude_uid = root\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, "excluded by exclude_uid");
+	ASSERT_SELECTS(&l.cfg.select, "x", 1, NULL, 1, "");
+
+	/* any include rule of any kind selects */
+	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\ninclude_uid = 1000\n"
+		     "include_cgroup = /web\n");
+	ASSERT_SELECTS(&l.cfg.select, "nginx", 0, NULL, 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "envoy", 1000, NULL, 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, "/web/envoy", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, "/db", 0, NO_INCLUDE);
+}
+
+UT_TEST(selects_cgroup)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a/\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b/c", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/ab", 0, NO_INCLUDE);
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 0, NO_INCLUDE);
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/b/a", 0, NO_INCLUDE);
+	/* an unknown cgroup matches no cgroup rule */
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, NO_INCLUDE);
+
+	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a/b\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 0, NO_INCLUDE);
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/bc", 0, NO_INCLUDE);
+
+	/* "/" holds every known cgroup */
+	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, NO_INCLUDE);
+
+	ASSERT_LOADS(&l, "[select]\nexclude_cgroup = /a\n");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 0, "excluded by exclude_cgroup");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 0, "excluded by exclude_cgroup");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/ab", 1, "");
+	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 1, "");
+}
+
 /* the shipped file must load and match the built-in defaults */
 UT_TEST(shipped_config)
 {
@@ -449,6 +1014,25 @@ int main(void)
 	ut_run("missing_file", missing_file);
 	ut_run("directory", directory);
 	ut_run("failure_leaves_out_unchanged", failure_leaves_out_unchanged);
+	ut_run("napi_values", napi_values);
+	ut_run("napi_integer_bounds", napi_integer_bounds);
+	ut_run("busy_poll_bounds", busy_poll_bounds);
+	ut_run("bool_values", bool_values);
+	ut_run("bad_bool", bad_bool);
+	ut_run("tracking_values", tracking_values);
+	ut_run("decimal_values", decimal_values);
+	ut_run("bad_decimal", bad_decimal);
+	ut_run("busy_poll_order", busy_poll_order);
+	ut_run("napi_unknown_key", napi_unknown_key);
+	ut_run("comm_lists", comm_lists);
+	ut_run("uid_lists", uid_lists);
+	ut_run("cgroup_lists", cgroup_lists);
+	ut_run("bad_lists", bad_lists);
+	ut_run("selects_no_rules", selects_no_rules);
+	ut_run("selects_include_comm", selects_include_comm);
+	ut_run("selects_exclude_wins", selects_exclude_wins);
+	ut_run("selects_uid", selects_uid);
+	ut_run("selects_cgroup", selects_cgroup);
 	ut_run("shipped_config", shipped_config);
 	ut_run("mode_names", mode_names);
 	return ut_finish();
