@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include <json-c/json.h>
@@ -26,22 +27,36 @@ struct cli_opts {
 	const char *socket_path;
 	const char *cmd;
 	bool json;
+	/* set / reset */
+	const char *pos[2];		/* PID FD */
+	int n_pos;
+	long busy_poll_us;		/* -1: not given */
+	bool prefer;
+	bool static_ids;
 };
 
 static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: uringtune [--socket PATH] status [--json]\n"
+		"       uringtune [--socket PATH] set PID FD --busy-poll-us N [--prefer] [--static]\n"
+		"       uringtune [--socket PATH] reset [PID FD]\n"
 		"       uringtune --help | --version\n"
 		"\n"
-		"Ask uringtuned about the io_uring rings it watches.\n"
+		"Ask uringtuned about the io_uring rings it watches, or steer one.\n"
 		"\n"
 		"Commands:\n"
 		"  status          one line per ring: NAPI busy-poll settings and how well it pays off\n"
+		"  set PID FD      pin that ring's NAPI busy polling (tune mode); the tuner leaves it alone\n"
+		"  reset [PID FD]  restore that ring's original NAPI settings (all rings without PID FD);\n"
+		"                  the tuner then leaves those rings alone until uringtuned restarts\n"
 		"\n"
 		"Options:\n"
 		"  --socket PATH   the daemon's control socket (default " DEFAULT_SOCKET ")\n"
 		"  --json          print the daemon's JSON reply instead of a table\n"
+		"  --busy-poll-us N  set: busy-poll timeout, 1 to 10000 microseconds\n"
+		"  --prefer        set: prefer busy polling (prefer_busy_poll)\n"
+		"  --static        set: static tracking with the NAPI IDs seen on the ring\n"
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n");
 }
@@ -58,6 +73,21 @@ static int usage_error(const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, " (see uringtune --help)\n");
 	return EXIT_USAGE;
+}
+
+/* a decimal in [min, max], or -1 */
+static long parse_number(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	return v;
 }
 
 /*
@@ -86,18 +116,46 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		} else if (strcmp(a, "--json") == 0) {
 			/* only status has output to format: accept it anywhere */
 			o->json = true;
+		} else if (strcmp(a, "--busy-poll-us") == 0) {
+			if (i + 1 >= argc)
+				return usage_error("option '%s' needs an argument", a);
+			o->busy_poll_us = parse_number(argv[++i], 1, 10000);
+			if (o->busy_poll_us < 0)
+				return usage_error("--busy-poll-us: expected an integer from 1 to 10000, got '%s'",
+						   argv[i]);
+		} else if (strcmp(a, "--prefer") == 0) {
+			o->prefer = true;
+		} else if (strcmp(a, "--static") == 0) {
+			o->static_ids = true;
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);
 		} else if (!o->cmd) {
-			if (strcmp(a, "status") != 0)
+			if (strcmp(a, "status") && strcmp(a, "set") && strcmp(a, "reset"))
 				return usage_error("unknown command '%s'", a);
 			o->cmd = a;
+		} else if (strcmp(o->cmd, "status") && o->n_pos < 2) {
+			o->pos[o->n_pos++] = a;
 		} else {
 			return usage_error("unexpected argument '%s'", a);
 		}
 	}
 	if (!o->cmd)
 		return usage_error("no command given");
+	if (strcmp(o->cmd, "set") == 0) {
+		if (o->n_pos != 2)
+			return usage_error("set: expected PID FD");
+		if (o->busy_poll_us < 0)
+			return usage_error("set: --busy-poll-us N is required");
+	} else if (o->busy_poll_us >= 0 || o->prefer || o->static_ids) {
+		return usage_error("--busy-poll-us, --prefer and --static go with set only");
+	}
+	if (strcmp(o->cmd, "reset") == 0 && o->n_pos == 1)
+		return usage_error("reset: expected PID FD, or nothing for every ring");
+	for (int i = 0; i < o->n_pos; i++)
+		if (parse_number(o->pos[i], i == 0 ? 1 : 0, INT32_MAX) < 0)
+			return usage_error("%s: expected a %s, got '%s'", o->cmd,
+					   i == 0 ? "process id" : "file descriptor number",
+					   o->pos[i]);
 	return -1;
 }
 
@@ -205,14 +263,69 @@ out:
 	return ret;
 }
 
+/* set and reset: the daemon answers {"ok":true} or {"error":...} */
+static int cmd_change(const struct cli_opts *o)
+{
+	struct json_object *req = json_object_new_object(), *reply = NULL, *e;
+	enum client_stage stage;
+	char *buf = NULL, *line = NULL;
+	const char *why;
+	size_t len;
+	int err, ret = EXIT_FAILURE;
+
+	json_object_object_add(req, "cmd", json_object_new_string(o->cmd));
+	if (o->n_pos == 2) {
+		json_object_object_add(req, "pid", json_object_new_int64(parse_number(o->pos[0], 1, INT32_MAX)));
+		json_object_object_add(req, "fd", json_object_new_int64(parse_number(o->pos[1], 0, INT32_MAX)));
+	}
+	if (strcmp(o->cmd, "set") == 0) {
+		json_object_object_add(req, "busy_poll_us", json_object_new_int64(o->busy_poll_us));
+		json_object_object_add(req, "prefer", json_object_new_boolean(o->prefer));
+		json_object_object_add(req, "static", json_object_new_boolean(o->static_ids));
+	}
+	if (asprintf(&line, "%s\n", json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN)) < 0) {
+		line = NULL;
+		fprintf(stderr, "uringtune: %s\n", strerror(ENOMEM));
+		goto out;
+	}
+	err = client_request(o->socket_path, line, &buf, &len, &stage);
+	if (err) {
+		report_client_error(o->socket_path, err, stage);
+		goto out;
+	}
+	if (client_parse_reply(buf, len, &reply, &why)) {
+		fprintf(stderr, "uringtune: malformed reply from daemon: %s\n", why);
+		goto out;
+	}
+	if (json_object_object_get_ex(reply, "error", &e)) {
+		report_daemon_error(e);
+		goto out;
+	}
+	if (strcmp(o->cmd, "set") == 0)
+		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s\n", o->pos[0],
+		       o->pos[1], o->busy_poll_us, o->prefer ? ", prefer" : "",
+		       o->static_ids ? ", static tracking" : "");
+	else if (o->n_pos == 2)
+		printf("ring pid %s fd %s: original NAPI settings restored\n", o->pos[0], o->pos[1]);
+	else
+		printf("every ring uringtune changed: original NAPI settings restored\n");
+	ret = EXIT_SUCCESS;
+out:
+	json_object_put(req);
+	json_object_put(reply);
+	free(line);
+	free(buf);
+	return ret;
+}
+
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .socket_path = DEFAULT_SOCKET };
+	struct cli_opts o = { .socket_path = DEFAULT_SOCKET, .busy_poll_us = -1 };
 	int ret;
 
 	ret = parse_args(argc, argv, &o);
 	if (ret < 0)
-		ret = cmd_status(&o);
+		ret = strcmp(o.cmd, "status") == 0 ? cmd_status(&o) : cmd_change(&o);
 
 	/* a full disk or closed stdout must not look like success */
 	if (fflush(stdout) == EOF || ferror(stdout)) {

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <stdint.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -18,6 +19,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "status_json.h"
+#include "tuning.h"
 
 #define REQUEST_MAX	4096
 
@@ -111,6 +113,63 @@ static __attribute__((format(printf, 1, 2))) char *error_reply(const char *fmt, 
 	return out;
 }
 
+static char *ok_reply(void)
+{
+	return strdup("{\"ok\":true}");
+}
+
+/* an integer member in [min, max]; -1 if absent, -2 if of the wrong kind */
+static long long int_member(struct json_object *req, const char *key, long long min,
+			    long long max)
+{
+	struct json_object *v;
+	long long n;
+
+	if (!json_object_object_get_ex(req, key, &v))
+		return -1;
+	if (!json_object_is_type(v, json_type_int))
+		return -2;
+	n = json_object_get_int64(v);
+	return n < min || n > max ? -2 : n;
+}
+
+static bool bool_member(struct json_object *req, const char *key)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(req, key, &v) && json_object_get_boolean(v);
+}
+
+/* {"cmd":"set","pid":P,"fd":F,"busy_poll_us":N,"prefer":B,"static":B}, {"cmd":"reset"[,"pid","fd"]} */
+static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_object *req)
+{
+	long long pid = int_member(req, "pid", 1, INT32_MAX);
+	long long fd = int_member(req, "fd", 0, INT32_MAX);
+	struct tuner_setting s = { .enabled = true };
+	long long us;
+	char err[256];
+	int ret;
+
+	if (pid == -2 || fd == -2 || (pid == -1) != (fd == -1))
+		return error_reply("%s: expected \"pid\" and \"fd\" as non-negative integers", cmd);
+	if (d->cfg.mode != UT_MODE_TUNE)
+		return error_reply("%s: the daemon runs in observe mode: it changes no ring", cmd);
+	if (strcmp(cmd, "reset") == 0) {
+		ret = tuning_reset(d, pid < 0 ? -1 : (pid_t)pid, (int)fd, err, sizeof(err));
+		return ret ? error_reply("%s", err) : ok_reply();
+	}
+	if (pid < 0)
+		return error_reply("set: expected \"pid\" and \"fd\"");
+	us = int_member(req, "busy_poll_us", 1, 10000);
+	if (us < 0)
+		return error_reply("set: expected \"busy_poll_us\" from 1 to 10000 (the kernel's cap is 10 ms)");
+	s.busy_poll_us = us;
+	s.prefer = bool_member(req, "prefer");
+	s.static_ids = bool_member(req, "static");
+	ret = tuning_set(d, (pid_t)pid, (int)fd, &s, err, sizeof(err));
+	return ret ? error_reply("%s", err) : ok_reply();
+}
+
 char *control_handle(struct ut_daemon *d, const char *request)
 {
 	struct json_object *req, *cmd_obj, *reply;
@@ -134,8 +193,10 @@ char *control_handle(struct ut_daemon *d, const char *request)
 		reply = status_json(d);
 		out = strdup(json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN));
 		json_object_put(reply);
+	} else if (strcmp(cmd, "set") == 0 || strcmp(cmd, "reset") == 0) {
+		out = handle_change(d, cmd, req);
 	} else {
-		out = error_reply("unknown command '%.64s' (known: status)", cmd);
+		out = error_reply("unknown command '%.64s' (known: status, set, reset)", cmd);
 	}
 	json_object_put(req);
 	return out;

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "journal.h"
 #include "registry.h"
 #include "trace.h"
 
@@ -21,6 +22,12 @@ struct ut_daemon {
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */
+
+	/* tune mode */
+	struct journal journal;
+	bool tuning_ready;		/* journal settled: rings may be changed */
+	uint64_t actions_ok;		/* changes the kernel accepted */
+	uint64_t actions_failed;	/* ... and refused */
 
 	/* last sweep, for status and metrics */
 	uint64_t sweeps;

@@ -9,6 +9,7 @@
 #include "inventory.h"
 #include "log.h"
 #include "setup_flags.h"
+#include "tuning.h"
 
 static uint64_t now_ns(void)
 {
@@ -46,6 +47,8 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 		}
 		log_debug("new ring: pid=%u comm=%.16s fd=%d flags=%s", ev->tgid,
 			  ev->comm, ev->fd, setup_flags_str(ev->setup_flags, flags, sizeof(flags)));
+		/* acted on from the event, not the next tick */
+		tuning_ring_seen(d, ring);
 		break;
 	case UT_EV_NAPI_REGISTER:
 		if (registry_on_napi_register(&d->reg, ev, d->self_pid)) {
@@ -56,6 +59,7 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 				 ev->opcode == 27 ? "registered" : "unregistered",
 				 (unsigned long long)ev->napi.busy_poll_ns / 1000,
 				 ev->napi.prefer ? "on" : "off");
+			tuning_app_took_over(d, ring);
 		}
 		break;
 	default:
@@ -77,12 +81,13 @@ static void on_rec(const struct ut_ring_rec *rec, void *arg)
 	if (registry_sweep_record(&sc->d->reg, rec, sc->now)) {
 		sc->found_new++;
 		log_debug("found ring: pid=%u comm=%.16s fd=%d", rec->tgid, rec->comm, rec->fd);
+		tuning_ring_seen(sc->d, registry_find(&sc->d->reg, rec->ctx));
 	}
 }
 
 static void on_remove(const struct ut_ring *ring, void *arg)
 {
-	(void)arg;
+	tuning_ring_gone(arg, ring);
 	log_debug("ring gone: pid=%d comm=%s fd=%d", ring->holder.pid,
 		  ring->holder.comm, ring->holder.fd);
 }
@@ -107,7 +112,7 @@ int inventory_sweep(struct ut_daemon *d)
 		log_err("sweeping io_uring rings failed: %s", strerror(-n));
 		return n;
 	}
-	registry_sweep_end(&d->reg, t0, on_remove, NULL);
+	registry_sweep_end(&d->reg, t0, on_remove, d);
 
 	left = trace_prune(&d->trace, keep_ctx, d, t0);
 	if (left >= 0)

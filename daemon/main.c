@@ -23,6 +23,7 @@
 #include "daemon.h"
 #include "inventory.h"
 #include "log.h"
+#include "tuning.h"
 
 #define DEFAULT_CONFIG	"/etc/uringtune/uringtune.ini"
 
@@ -85,6 +86,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	trace_consume(&l->d->trace);
 	inventory_sweep(l->d);
 	inventory_refresh_stats(l->d);
+	tuning_tick(l->d);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -242,10 +244,6 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_set_level(verbose ? LOG_DEBUG : d.cfg.log_level);
-	if (d.cfg.mode == UT_MODE_TUNE) {
-		log_err("mode tune is not available in this version: run with mode observe");
-		return 1;
-	}
 
 	if (!has_bpf_privileges()) {
 		log_err("missing privileges: uringtuned loads BPF tracing programs and needs root "
@@ -266,11 +264,18 @@ int main(int argc, char **argv)
 		log_err("out of memory");
 		return 1;
 	}
-	ret = trace_open(&d.trace, d.cfg.max_rings, inventory_on_event, &d, err, sizeof(err));
+	/* the journal is how changes are undone: unreadable means do nothing */
+	ret = tuning_init(&d, err, sizeof(err));
 	if (ret) {
 		log_err("%s", err);
 		ret = 1;
 		goto out_reg;
+	}
+	ret = trace_open(&d.trace, d.cfg.max_rings, inventory_on_event, &d, err, sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		ret = 1;
+		goto out_journal;
 	}
 	ret = inventory_sweep(&d);
 	if (ret) {
@@ -279,6 +284,8 @@ int main(int argc, char **argv)
 	}
 	trace_consume(&d.trace);
 	inventory_refresh_stats(&d);
+	/* before anything changes a ring: what a previous run left */
+	tuning_settle_journal(&d);
 
 	l.control_fd = control_listen(d.cfg.socket_path, err, sizeof(err));
 	if (l.control_fd < 0) {
@@ -297,7 +304,12 @@ int main(int argc, char **argv)
 
 	control_close(l.control_fd, d.cfg.socket_path);
 out_trace:
+	/* restore every ring uringtune changed, whatever stopped the loop */
+	if (d.journal.n && tuning_restore_all(&d))
+		ret = 1;
 	trace_close(&d.trace);
+out_journal:
+	tuning_fini(&d);
 out_reg:
 	registry_free(&d.reg);
 	return ret;

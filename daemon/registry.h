@@ -16,6 +16,7 @@
 
 #include "uringtune.h"
 #include "tunable.h"
+#include "tuner.h"
 
 struct ut_holder {
 	pid_t pid;
@@ -36,6 +37,17 @@ struct ut_ring {
 	bool have_stats;
 	enum ut_managed_by managed_by;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
+
+	/* tuning (tune mode, daemon/tuning.c) */
+	struct tuner_state tuner;
+	struct ut_ring_stats last_stats;	/* at the previous tick, for deltas */
+	bool have_last_stats;
+	bool pinned;			/* uringtune set: the tuner leaves it alone */
+	bool hands_off;			/* uringtune reset: left as its app set it */
+	bool refused;			/* the kernel refused a change: not retried */
+	char tune_error[160];		/* why, shown in status */
+	char last_decision[200];	/* the tuner's last change, with its numbers */
+	uint64_t reaction_ns;		/* ring creation to our first change */
 
 	/* sweep bookkeeping */
 	uint64_t sweep_gen;

@@ -94,6 +94,25 @@ static struct json_object *busy_json(const struct ut_ring_stats *s)
 	return o;
 }
 
+static struct json_object *str_or_null(const char *s)
+{
+	return s[0] ? json_object_new_string(s) : NULL;
+}
+
+static struct json_object *tuning_json(const struct ut_ring *ring)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "pinned", json_object_new_boolean(ring->pinned));
+	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->hands_off));
+	json_object_object_add(o, "error", str_or_null(ring->tune_error));
+	json_object_object_add(o, "last_decision", str_or_null(ring->last_decision));
+	/* ring creation (or discovery) to uringtune's first change */
+	json_object_object_add(o, "reaction_us", ring->reaction_ns ?
+			       json_object_new_double(ring->reaction_ns / 1000.0) : NULL);
+	return o;
+}
+
 struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
 {
 	static const struct ut_ring_stats no_stats;
@@ -122,6 +141,7 @@ struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "managed_by",
 			       json_object_new_string(managed_by_name(ring->managed_by)));
+	json_object_object_add(o, "tuning", tuning_json(ring));
 	return o;
 }
 
@@ -143,6 +163,9 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));
 	json_object_object_add(daemon, "ring_map_entries", json_object_new_int(d->ring_map_entries));
 	json_object_object_add(daemon, "ring_map_capacity", u64_json(d->cfg.max_rings));
+	json_object_object_add(daemon, "journal_entries", u64_json(d->journal.n));
+	json_object_object_add(daemon, "actions_ok", u64_json(d->actions_ok));
+	json_object_object_add(daemon, "actions_failed", u64_json(d->actions_failed));
 	json_object_object_add(daemon, "sweeps", u64_json(d->sweeps));
 	json_object_object_add(daemon, "last_sweep_us", u64_json(d->last_sweep_us));
 

@@ -1,0 +1,485 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Tune mode: journal first, then the actuator; the tuner decides. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "actuator.h"
+#include "log.h"
+#include "tuning.h"
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	/* bpf_ktime_get_ns()'s clock: napi_ids_changed_ns compares with it */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static void target_of(const struct ut_ring *ring, struct ring_target *t)
+{
+	t->pid = ring->holder.pid;
+	t->start_boottime = ring->holder.start_boottime;
+	t->fd = ring->holder.fd;
+	t->ino = ring->holder.ino;
+}
+
+static void entry_of(const struct ut_ring *ring, struct journal_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->ctx = ring->ctx;
+	e->pid = ring->holder.pid;
+	e->start_boottime = ring->holder.start_boottime;
+	e->fd = ring->holder.fd;
+	e->ino = ring->holder.ino;
+	e->enabled = ring->napi.enabled;
+	e->busy_poll_us = ring->napi.busy_poll_ns / 1000;
+	e->prefer = ring->napi.prefer;
+	e->track_mode = ring->napi.track_mode;
+}
+
+/* what status shows as the ring's NAPI state until the next sweep or event */
+static void napi_from_setting(struct ut_ring *ring, const struct tuner_setting *s)
+{
+	ring->napi.enabled = s->enabled;
+	ring->napi.busy_poll_ns = s->enabled ? (uint64_t)s->busy_poll_us * 1000 : 0;
+	ring->napi.prefer = s->enabled && s->prefer;
+	ring->napi.track_mode = !s->enabled ? UT_TRACK_INACTIVE :
+				s->static_ids ? UT_TRACK_STATIC : UT_TRACK_DYNAMIC;
+}
+
+/* first line of /proc/PID/status "Uid:" (effective) and the v2 cgroup path */
+static int proc_identity(pid_t pid, uid_t *uid, char *cgroup, size_t len)
+{
+	char path[64], line[512];
+	unsigned int ruid, euid;
+	bool have_uid = false;
+	FILE *f;
+
+	cgroup[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ESRCH;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Uid:\t%u\t%u", &ruid, &euid) == 2) {
+			*uid = euid;
+			have_uid = true;
+			break;
+		}
+	fclose(f);
+	if (!have_uid)
+		return -ESRCH;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "0::", 3) == 0) {
+			size_t n = strcspn(line + 3, "\n");
+
+			/* longer than any rule can name: leave it unknown */
+			if (n < len) {
+				memcpy(cgroup, line + 3, n);
+				cgroup[n] = '\0';
+			}
+			break;
+		}
+	fclose(f);
+	return 0;
+}
+
+static bool selected(const struct ut_daemon *d, const struct ut_ring *ring)
+{
+	char cgroup[UT_CGROUP_PATH_MAX];
+	const char *why;
+	uid_t uid;
+
+	if (proc_identity(ring->holder.pid, &uid, cgroup, sizeof(cgroup)))
+		return false;
+	if (config_selects(&d->cfg.select, ring->holder.comm, uid, cgroup[0] ? cgroup : NULL,
+			   &why))
+		return true;
+	log_debug("ring pid=%d comm=%s fd=%d not tuned: %s", ring->holder.pid,
+		  ring->holder.comm, ring->holder.fd, why);
+	return false;
+}
+
+static bool eligible(const struct ut_daemon *d, const struct ut_ring *ring)
+{
+	const char *reason;
+
+	if (d->cfg.mode != UT_MODE_TUNE || !d->tuning_ready)
+		return false;
+	if (ring->managed_by != UT_MANAGED_NONE || ring->pinned || ring->hands_off ||
+	    ring->refused || ring->napi.enabled || ring->holder.pid == d->self_pid ||
+	    ring->holder.fd < 0)
+		return false;
+	if (!ring_tunable(ring->setup_flags, d->napi_supported, ring->managed_by, &reason))
+		return false;
+	return selected(d, ring);
+}
+
+/*
+ * A kernel refusal is a state the ring keeps, shown in status, logged once;
+ * a ring that vanished is no error at all.
+ */
+static void refused(struct ut_daemon *d, struct ut_ring *ring, int ret, const char *err)
+{
+	d->actions_failed++;
+	ring->refused = true;
+	if (ret == -ESRCH || ret == -ESTALE) {
+		log_debug("ring pid=%d fd=%d went away before it could be changed: %s",
+			  ring->holder.pid, ring->holder.fd, err);
+		snprintf(ring->tune_error, sizeof(ring->tune_error), "ring went away: %s", err);
+		return;
+	}
+	snprintf(ring->tune_error, sizeof(ring->tune_error), "%s", err);
+	log_warn("ring pid=%d comm=%s fd=%d: the kernel refused a NAPI change: %s; "
+		 "leaving this ring alone", ring->holder.pid, ring->holder.comm,
+		 ring->holder.fd, err);
+}
+
+static bool same_ring(const struct ut_ring *ring, const struct journal_entry *e)
+{
+	return ring->holder.pid == e->pid && ring->holder.fd == e->fd &&
+	       (!e->ino || ring->holder.ino == e->ino) &&
+	       (!e->start_boottime || ring->holder.start_boottime == e->start_boottime);
+}
+
+/* journal (first change only), then the kernel */
+static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_setting *s)
+{
+	struct journal_entry e, *old = journal_find(&d->journal, ring->ctx);
+	bool had_entry = old && same_ring(ring, old);
+	struct ring_target t;
+	char err[160];
+	int ret;
+
+	/* a new ring at a gone ring's address: the old entry undoes nothing */
+	if (old && !had_entry && journal_drop(&d->journal, ring->ctx))
+		return -EIO;
+
+	if (!had_entry) {
+		entry_of(ring, &e);
+		ret = journal_put(&d->journal, &e);
+		if (ret) {
+			/* never a change without a way back */
+			snprintf(ring->tune_error, sizeof(ring->tune_error),
+				 "cannot write the journal: %s", strerror(-ret));
+			log_err("ring pid=%d fd=%d not tuned: writing journal %s: %s",
+				ring->holder.pid, ring->holder.fd, d->journal.path, strerror(-ret));
+			d->actions_failed++;
+			return ret;
+		}
+	}
+	target_of(ring, &t);
+	ret = actuator_apply(&t, s, err, sizeof(err));
+	if (ret) {
+		if (!had_entry)
+			journal_drop(&d->journal, ring->ctx);
+		refused(d, ring, ret, err);
+		return ret;
+	}
+	d->actions_ok++;
+	tuner_applied(&ring->tuner, s, now_ns());
+	if (!ring->reaction_ns)
+		ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
+	ring->managed_by = UT_MANAGED_URINGTUNE;
+	ring->tune_error[0] = '\0';
+	napi_from_setting(ring, s);
+	return 0;
+}
+
+static unsigned int count_ids(const uint32_t *ids)
+{
+	unsigned int n = 0;
+
+	while (n < UT_MAX_NAPI_IDS && ids[n])
+		n++;
+	return n;
+}
+
+void tuning_ring_seen(struct ut_daemon *d, struct ut_ring *ring)
+{
+	struct tuner_setting s;
+
+	if (!eligible(d, ring))
+		return;
+	tuner_initial(&d->cfg.napi, ring->stats.napi_ids,
+		      ring->have_stats ? count_ids(ring->stats.napi_ids) : 0, now_ns(),
+		      &ring->tuner, &s);
+	if (take(d, ring, &s) == 0)
+		log_info("ring pid=%d comm=%s fd=%d: NAPI busy polling on, %u us%s, %s tracking",
+			 ring->holder.pid, ring->holder.comm, ring->holder.fd, s.busy_poll_us,
+			 s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
+}
+
+void tuning_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
+{
+	struct journal_entry *e = journal_find(&d->journal, ring->ctx);
+
+	/* its changes died with it */
+	if (e && same_ring(ring, e))
+		journal_drop(&d->journal, ring->ctx);
+}
+
+void tuning_app_took_over(struct ut_daemon *d, struct ut_ring *ring)
+{
+	ring->pinned = false;
+	memset(&ring->tuner, 0, sizeof(ring->tuner));
+	if (!journal_find(&d->journal, ring->ctx))
+		return;
+	/* the application's choice stands: nothing is restored over it */
+	if (journal_drop(&d->journal, ring->ctx))
+		log_err("ring pid=%d fd=%d: dropping its journal entry failed",
+			ring->holder.pid, ring->holder.fd);
+	log_info("ring pid=%d comm=%s fd=%d: its application took over NAPI; uringtune "
+		 "forgets its own change", ring->holder.pid, ring->holder.comm, ring->holder.fd);
+}
+
+/* statistics since the previous tick */
+static void input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in)
+{
+	const struct ut_ring_stats *a = &ring->stats, *b = &ring->last_stats;
+	memset(in, 0, sizeof(*in));
+	in->now_ns = now;
+	in->waits = a->waits - b->waits;
+	in->waits_nosleep = a->waits_nosleep - b->waits_nosleep;
+	in->busy_windows = a->busy_windows - b->busy_windows;
+	in->busy_paid = a->busy_paid - b->busy_paid;
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		in->hist[i] = a->busy_hist[i] - b->busy_hist[i];
+	in->napi_ids = a->napi_ids;
+	in->n_ids = count_ids(a->napi_ids);
+	in->ids_changed_ns = a->napi_ids_changed_ns;
+}
+
+static void decide(struct ut_daemon *d, struct ut_ring *ring, uint64_t now)
+{
+	struct tuner_setting s;
+	struct tuner_input in;
+	struct ring_target t;
+	char why[200], err[160];
+	int ret;
+
+	input_of(ring, now, &in);
+	if (tuner_decide(&d->cfg.napi, &ring->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
+		return;
+	target_of(ring, &t);
+	ret = actuator_apply(&t, &s, err, sizeof(err));
+	if (ret) {
+		refused(d, ring, ret, err);
+		return;
+	}
+	d->actions_ok++;
+	tuner_applied(&ring->tuner, &s, now);
+	napi_from_setting(ring, &s);
+	snprintf(ring->last_decision, sizeof(ring->last_decision), "%s", why);
+	log_info("ring pid=%d comm=%s fd=%d: %s", ring->holder.pid, ring->holder.comm,
+		 ring->holder.fd, why);
+}
+
+void tuning_tick(struct ut_daemon *d)
+{
+	uint64_t now = now_ns();
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(&d->reg, i, ring) {
+		if (ring->managed_by == UT_MANAGED_URINGTUNE) {
+			if (d->cfg.mode == UT_MODE_TUNE && ring->have_stats &&
+			    ring->have_last_stats && !ring->pinned && !ring->refused)
+				decide(d, ring, now);
+		} else {
+			/* an idle ring has no statistics yet: eligible all the same */
+			tuning_ring_seen(d, ring);
+		}
+		if (ring->have_stats) {
+			ring->last_stats = ring->stats;
+			ring->have_last_stats = true;
+		}
+	}
+}
+
+/* put one journaled ring back and forget it; 0, or -errno if it must stay */
+static int restore_entry(struct ut_daemon *d, const struct journal_entry *e)
+{
+	struct ut_ring *ring = registry_find(&d->reg, e->ctx);
+	struct journal_entry copy = *e;
+	struct ring_target t;
+	char err[160];
+	int ret;
+
+	actuator_target_of(&copy, &t);
+	ret = actuator_restore(&t, &copy, err, sizeof(err));
+	if (ret && ret != -ESRCH && ret != -ESTALE) {
+		log_err("ring pid=%d fd=%d: restoring its NAPI settings failed: %s "
+			"(kept in the journal for the next start)", copy.pid, copy.fd, err);
+		return ret;
+	}
+	if (ret)
+		log_debug("ring pid=%d fd=%d is gone, nothing to restore: %s", copy.pid, copy.fd,
+			  err);
+	else
+		log_info("ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid, copy.fd,
+			 copy.enabled ? "enabled" : "disabled");
+	journal_drop(&d->journal, copy.ctx);
+	if (ring) {
+		ring->managed_by = UT_MANAGED_NONE;
+		ring->pinned = false;
+		memset(&ring->tuner, 0, sizeof(ring->tuner));
+		ring->napi.enabled = copy.enabled;
+		ring->napi.busy_poll_ns = copy.enabled ? (uint64_t)copy.busy_poll_us * 1000 : 0;
+		ring->napi.prefer = copy.prefer;
+		ring->napi.track_mode = copy.track_mode;
+	}
+	return 0;
+}
+
+int tuning_restore_all(struct ut_daemon *d)
+{
+	int failed = 0;
+	size_t i = 0;
+
+	/* restore_entry drops entries: walk from the end */
+	for (i = d->journal.n; i-- > 0;)
+		if (i < d->journal.n && restore_entry(d, &d->journal.entries[i]))
+			failed++;
+	return failed;
+}
+
+
+void tuning_settle_journal(struct ut_daemon *d)
+{
+	uint64_t now = now_ns();
+	size_t i;
+
+	for (i = d->journal.n; i-- > 0;) {
+		struct journal_entry e = d->journal.entries[i];
+		struct ut_ring *ring = registry_find(&d->reg, e.ctx);
+
+		if (!ring || !same_ring(ring, &e)) {
+			log_info("journal: ring pid=%d fd=%d is gone since the last run", e.pid, e.fd);
+			journal_drop(&d->journal, e.ctx);
+			continue;
+		}
+		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
+			/* still as we left it: carry on from the kernel's state */
+			struct tuner_setting cur = {
+				.enabled = true,
+				.busy_poll_us = ring->napi.busy_poll_ns / 1000,
+				.prefer = ring->napi.prefer,
+				.static_ids = ring->napi.track_mode == UT_TRACK_STATIC,
+			};
+
+			tuner_applied(&ring->tuner, &cur, now);
+			ring->managed_by = UT_MANAGED_URINGTUNE;
+			log_info("journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)", e.pid,
+				 ring->holder.comm, e.fd, cur.busy_poll_us);
+			continue;
+		}
+		restore_entry(d, &e);
+	}
+	d->tuning_ready = true;
+}
+
+int tuning_init(struct ut_daemon *d, char *err, size_t errlen)
+{
+	return journal_open(&d->journal, d->cfg.state_dir, err, errlen);
+}
+
+void tuning_fini(struct ut_daemon *d)
+{
+	journal_close(&d->journal);
+}
+
+static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd)
+{
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(&d->reg, i, ring)
+		if (ring->holder.pid == pid && ring->holder.fd == fd)
+			return ring;
+	return NULL;
+}
+
+int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_setting *want,
+	       char *err, size_t errlen)
+{
+	struct ut_ring *ring = find_holder(d, pid, fd);
+	struct tuner_setting set = *want, *s = &set;
+	const char *reason;
+	int ret;
+
+	if (!ring) {
+		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
+		return -ENOENT;
+	}
+	if (!ring_tunable(ring->setup_flags, d->napi_supported, ring->managed_by, &reason)) {
+		snprintf(err, errlen, "ring pid %d fd %d cannot be tuned: %s", pid, fd, reason);
+		return -EPERM;
+	}
+	if (s->static_ids) {
+		s->n_ids = count_ids(ring->stats.napi_ids);
+		memcpy(s->ids, ring->stats.napi_ids, sizeof(s->ids));
+		if (!ring->have_stats || !s->n_ids) {
+			snprintf(err, errlen, "--static: no NAPI ID seen on ring pid %d fd %d yet "
+				 "(it needs traffic first)", pid, fd);
+			return -EAGAIN;
+		}
+	}
+	ring->refused = false;
+	ret = take(d, ring, s);
+	if (ret) {
+		snprintf(err, errlen, "%s", ring->tune_error);
+		return ret;
+	}
+	ring->pinned = true;
+	ring->hands_off = false;
+	snprintf(ring->last_decision, sizeof(ring->last_decision),
+		 "pinned by uringtune set: %u us%s%s", s->busy_poll_us,
+		 s->prefer ? ", prefer" : "", s->static_ids ? ", static" : "");
+	log_info("ring pid=%d comm=%s fd=%d: %s", pid, ring->holder.comm, fd,
+		 ring->last_decision);
+	return 0;
+}
+
+int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errlen)
+{
+	struct journal_entry *e;
+	struct ut_ring *ring;
+	size_t i;
+	int failed;
+
+	if (pid < 0) {
+		failed = tuning_restore_all(d);
+		registry_for_each(&d->reg, i, ring)
+			ring->hands_off = true;
+		if (failed) {
+			snprintf(err, errlen, "%d rings could not be restored (see the daemon's log)",
+				 failed);
+			return -EIO;
+		}
+		return 0;
+	}
+	ring = find_holder(d, pid, fd);
+	if (!ring) {
+		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
+		return -ENOENT;
+	}
+	ring->hands_off = true;
+	ring->pinned = false;
+	e = journal_find(&d->journal, ring->ctx);
+	if (e && restore_entry(d, e)) {
+		snprintf(err, errlen, "restoring ring pid %d fd %d failed (see the daemon's log)",
+			 pid, fd);
+		return -EIO;
+	}
+	return 0;
+}
