@@ -146,3 +146,35 @@ netns_setup() {
 	ip -n "$NS_A" link set ut-va up
 	ip -n "$NS_B" link set ut-vb up
 }
+
+# fdinfo PID FD KEY: a field of the ring's /proc/PID/fdinfo/FD ("NAPI",
+# "napi tracking", "napi_busy_poll_dt", "napi_prefer_busy_poll")
+fdinfo() {
+	sed -n "s/^$3:\t*//p" "/proc/$1/fdinfo/$2"
+}
+
+# napi_state PID FD: "disabled", or "enabled/<tracking>/<dt ns>/<prefer>"
+napi_state() {
+	local on
+	on=$(fdinfo "$1" "$2" NAPI)
+	if [ "$on" = enabled ]; then
+		echo "enabled/$(fdinfo "$1" "$2" 'napi tracking')/$(fdinfo "$1" "$2" napi_busy_poll_dt)/$(fdinfo "$1" "$2" napi_prefer_busy_poll)"
+	else
+		echo "$on"
+	fi
+}
+
+# expect_napi PID FD REGEX [SECONDS]: wait until napi_state matches
+expect_napi() {
+	local secs=${4:-5}
+	napi_matches() { [[ "$(napi_state "$1" "$2")" =~ $3 ]]; }
+	wait_for "$secs" napi_matches "$1" "$2" "$3" ||
+		fail "ring pid=$1 fd=$2: fdinfo NAPI state '$(napi_state "$1" "$2")', expected /$3/"
+}
+
+# ring_line FILE: the first "ring pid=.. fd=.." line of a tool's output, as "PID FD"
+ring_of() {
+	local l
+	l=$(grep -m1 '^ring ' "$1")
+	echo "$(field pid "$l") $(field fd "$l")"
+}

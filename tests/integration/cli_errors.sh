@@ -33,5 +33,5 @@ sed -i 's/^tick_ms = .*/tick_ms = soon/' "$CONF"
 expect_error 1 "$CONF: \[daemon\] tick_ms: expected an integer .*got 'soon'" \
 	"$B/uringtuned" -c "$CONF"
 write_config
-echo "colour = blue" >>"$CONF"
+sed -i 's/^\[daemon\]$/[daemon]\ncolour = blue/' "$CONF"
 expect_error 1 "$CONF: \[daemon\] colour: unknown key" "$B/uringtuned" -c "$CONF"

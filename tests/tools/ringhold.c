@@ -57,6 +57,7 @@ struct opts {
 	unsigned int count;
 	unsigned int napi_us;		/* 0 = no NAPI registration */
 	bool napi_prefer;
+	bool napi_later;		/* register only on SIGUSR2 */
 	bool have_hold;
 	unsigned int hold_s;
 	unsigned int churn;		/* 0 = hold rings instead */
@@ -72,8 +73,11 @@ static void usage(FILE *f)
 		"  --count N               rings to create (1)\n"
 		"  --napi-busy-poll-us N   register NAPI busy polling (dynamic tracking) on each ring\n"
 		"  --napi-prefer           set prefer_busy_poll in that registration\n"
+		"  --napi-later            register it only on SIGUSR2, not at setup\n"
 		"  --hold SECONDS          hold that long, then exit (default: until SIGINT/SIGTERM)\n"
-		"  --churn N               create and close a ring N times, then hold only if --hold\n");
+		"  --churn N               create and close a ring N times, then hold only if --hold\n"
+		"While holding: SIGUSR1 closes the rings and opens new ones (same fds),\n"
+		"SIGUSR2 registers NAPI on them (with --napi-later).\n");
 }
 
 static unsigned int parse_flags(const char *arg)
@@ -104,6 +108,7 @@ enum {
 	OPT_NAPI_US,
 	OPT_NAPI_PREFER,
 	OPT_HOLD,
+	OPT_NAPI_LATER,
 	OPT_CHURN,
 };
 
@@ -113,6 +118,7 @@ static const struct option long_opts[] = {
 	{ "napi-busy-poll-us",	required_argument,	NULL, OPT_NAPI_US },
 	{ "napi-prefer",	no_argument,		NULL, OPT_NAPI_PREFER },
 	{ "hold",		required_argument,	NULL, OPT_HOLD },
+	{ "napi-later",		no_argument,		NULL, OPT_NAPI_LATER },
 	{ "churn",		required_argument,	NULL, OPT_CHURN },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
@@ -149,6 +155,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 						"a non-negative integer");
 			o->have_hold = true;
 			break;
+		case OPT_NAPI_LATER:
+			o->napi_later = true;
+			break;
 		case OPT_CHURN:
 			o->churn = tool_parse_ulong("--churn", optarg, 1, UINT32_MAX,
 					       "a positive integer");
@@ -170,6 +179,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		tool_usage_error("unexpected argument '%s'", argv[optind]);
 	if (o->napi_prefer && !o->napi_us)
 		tool_usage_error("--napi-prefer: needs --napi-busy-poll-us");
+	if (o->napi_later && !o->napi_us)
+		tool_usage_error("--napi-later: needs --napi-busy-poll-us");
 	if (o->churn && have_count)
 		tool_usage_error("--count: not with --churn (churn creates one ring at a time)");
 }
@@ -201,32 +212,42 @@ static bool signal_pending_now(void)
 	return sigismember(&pending, SIGINT) || sigismember(&pending, SIGTERM);
 }
 
-static void hold(const struct opts *o, const sigset_t *sigs)
+/* Wait for a signal of sigs, or the end of --hold: the signal, or 0. */
+static int hold(const struct opts *o, const sigset_t *sigs, const struct timespec *deadline)
 {
-	struct timespec deadline, now, left;
+	struct timespec now, left;
 	long long ns;
+	int sig;
 
 	if (!o->have_hold) {
-		while (sigwaitinfo(sigs, NULL) < 0)
+		while ((sig = sigwaitinfo(sigs, NULL)) < 0)
 			;	/* EINTR from a stop/continue: keep waiting */
-		return;
+		return sig;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += o->hold_s;
 	for (;;) {
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = tool_ts_diff_ns(&deadline, &now);
+		ns = tool_ts_diff_ns(deadline, &now);
 		if (ns <= 0)
-			return;
+			return 0;
 		left.tv_sec = ns / NSEC_PER_SEC;
 		left.tv_nsec = ns % NSEC_PER_SEC;
-		if (sigtimedwait(sigs, NULL, &left) > 0 || errno == EAGAIN)
-			return;
+		sig = sigtimedwait(sigs, NULL, &left);
+		if (sig > 0)
+			return sig;
+		if (errno == EAGAIN)
+			return 0;
 	}
+}
+
+static void hold_deadline(const struct opts *o, struct timespec *deadline)
+{
+	clock_gettime(CLOCK_MONOTONIC, deadline);
+	deadline->tv_sec += o->hold_s;
 }
 
 static int churn(const struct opts *o, const sigset_t *sigs)
 {
+	struct timespec deadline;
 	bool napi_warned = false;
 	struct io_uring ring;
 	unsigned int i;
@@ -255,43 +276,81 @@ static int churn(const struct opts *o, const sigset_t *sigs)
 		return 0;
 	printf("ready\n");
 	fflush(stdout);
-	hold(o, sigs);
+	hold_deadline(o, &deadline);
+	while (hold(o, sigs, &deadline) == SIGUSR1)
+		;	/* nothing to reopen in a churn */
 	return 0;
 }
 
+static int open_rings(const struct opts *o, struct io_uring *rings, unsigned int *nr)
+{
+	int ret;
+
+	for (*nr = 0; *nr < o->count; (*nr)++) {
+		char napi[32] = "off";
+
+		ret = ring_create(o, &rings[*nr]);
+		if (ret)
+			return ret;
+		if (o->napi_us && !o->napi_later) {
+			/* a refusal is a result worth reporting, not a failure */
+			ret = ring_napi(o, &rings[*nr]);
+			snprintf(napi, sizeof(napi), "%s", ret ? errno_name(-ret) : "ok");
+		}
+		printf("ring pid=%d fd=%d flags=0x%x napi=%s\n", (int)getpid(),
+		       rings[*nr].ring_fd, rings[*nr].flags, napi);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	return 0;
+}
+
+static void close_rings(struct io_uring *rings, unsigned int nr)
+{
+	for (unsigned int i = 0; i < nr; i++)
+		io_uring_queue_exit(&rings[i]);
+}
+
+/*
+ * Hold the rings until SIGINT/SIGTERM or the end of --hold. SIGUSR1 closes
+ * them and opens new ones (the fd numbers come back: tests of fd reuse);
+ * SIGUSR2 registers NAPI on them now (--napi-later: an application that
+ * changes its mind after uringtune tuned its ring).
+ */
 static int hold_rings(const struct opts *o, const sigset_t *sigs)
 {
+	struct timespec deadline;
 	struct io_uring *rings;
 	unsigned int i, nr = 0;
-	int ret = 0;
+	int ret, sig;
 
 	rings = calloc(o->count, sizeof(*rings));
 	if (!rings) {
 		fprintf(stderr, PROG ": calloc: %s\n", strerror(ENOMEM));
 		return -ENOMEM;
 	}
-	for (nr = 0; nr < o->count; nr++) {
-		char napi[32] = "off";
+	ret = open_rings(o, rings, &nr);
+	hold_deadline(o, &deadline);
+	while (!ret) {
+		sig = hold(o, sigs, &deadline);
+		if (sig == SIGUSR1) {
+			close_rings(rings, nr);
+			nr = 0;
+			ret = open_rings(o, rings, &nr);
+		} else if (sig == SIGUSR2) {
+			for (i = 0; i < nr; i++) {
+				int r = ring_napi(o, &rings[i]);
 
-		ret = ring_create(o, &rings[nr]);
-		if (ret)
-			goto out;
-		if (o->napi_us) {
-			/* a refusal is a result worth reporting, not a failure */
-			ret = ring_napi(o, &rings[nr]);
-			snprintf(napi, sizeof(napi), "%s", ret ? errno_name(-ret) : "ok");
-			ret = 0;
+				printf("napi pid=%d fd=%d %s\n", (int)getpid(), rings[i].ring_fd,
+				       r ? errno_name(-r) : "ok");
+			}
+			fflush(stdout);
+		} else {
+			break;
 		}
-		printf("ring pid=%d fd=%d flags=0x%x napi=%s\n", (int)getpid(),
-		       rings[nr].ring_fd, rings[nr].flags, napi);
 	}
-	printf("ready\n");
 	fflush(stdout);
-	hold(o, sigs);
-out:
-	fflush(stdout);
-	for (i = 0; i < nr; i++)
-		io_uring_queue_exit(&rings[i]);
+	close_rings(rings, nr);
 	free(rings);
 	return ret;
 }
@@ -309,6 +368,8 @@ int main(int argc, char **argv)
 	sigemptyset(&sigs);
 	sigaddset(&sigs, SIGINT);
 	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGUSR1);
+	sigaddset(&sigs, SIGUSR2);
 	if (sigprocmask(SIG_BLOCK, &sigs, NULL)) {
 		fprintf(stderr, PROG ": sigprocmask: %s\n", strerror(errno));
 		return EXIT_RUNTIME;
