@@ -26,6 +26,8 @@ struct ut_daemon {
 	/* tune mode */
 	struct journal journal;
 	bool tuning_ready;		/* journal settled: rings may be changed */
+	uint64_t *take_queue;		/* rings to take at the next flush */
+	size_t n_take, cap_take;
 	uint64_t actions_ok;		/* changes the kernel accepted */
 	uint64_t actions_failed;	/* ... and refused */
 

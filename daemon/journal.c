@@ -268,14 +268,17 @@ static int parse_ring_line(struct parser *p, char *line, struct journal_entry *e
 	return 0;
 }
 
-static int grow(struct journal *j)
+/* room for @extra more entries past j->n */
+static int reserve(struct journal *j, size_t extra)
 {
 	struct journal_entry *entries;
 	size_t cap;
 
-	if (j->n < j->cap)
+	if (j->n + extra <= j->cap)
 		return 0;
-	cap = j->cap ? 2 * j->cap : 16;
+	cap = j->cap ? j->cap : 16;
+	while (cap < j->n + extra)
+		cap *= 2;
 	entries = reallocarray(j->entries, cap, sizeof(*entries));
 	if (!entries)
 		return -ENOMEM;
@@ -354,7 +357,7 @@ static int load(struct journal *j, FILE *f, char *err, size_t errlen)
 					  e.ctx, p.entry_lines[dup]);
 			break;
 		}
-		ret = grow(j);
+		ret = reserve(j, 1);
 		if (!ret && lines_cap < j->cap) {
 			unsigned int *lines = reallocarray(p.entry_lines, j->cap,
 							   sizeof(*lines));
@@ -674,7 +677,7 @@ out:
 
 int journal_put(struct journal *j, const struct journal_entry *e)
 {
-	/* @e may point into j->entries, which grow() can move */
+	/* @e may point into j->entries, which reserve() can move */
 	struct journal_entry entry = *e, old;
 	ssize_t i;
 	int ret;
@@ -690,7 +693,7 @@ int journal_put(struct journal *j, const struct journal_entry *e)
 			j->entries[i] = old;
 		return ret;
 	}
-	ret = grow(j);
+	ret = reserve(j, 1);
 	if (ret)
 		return ret;
 	/* past j->n: not part of the journal until the file says so */
@@ -716,4 +719,57 @@ int journal_drop(struct journal *j, uint64_t ctx)
 		(j->n - i - 1) * sizeof(j->entries[0]));
 	j->n--;
 	return 0;
+}
+
+int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n)
+{
+	int ret;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!entry_valid(&es[i]) || find_index(j, es[i].ctx) >= 0)
+			return -EINVAL;
+		for (size_t k = 0; k < i; k++)
+			if (es[k].ctx == es[i].ctx)
+				return -EINVAL;
+	}
+	if (!n)
+		return 0;
+	ret = reserve(j, n);
+	if (ret)
+		return ret;
+	/* past j->n: not part of the journal until the file says so */
+	memcpy(&j->entries[j->n], es, n * sizeof(*es));
+	ret = write_file(j, j->entries, j->n + n, SIZE_MAX);
+	if (!ret)
+		j->n += n;
+	return ret;
+}
+
+int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)
+{
+	struct journal_entry *kept;
+	size_t k = 0;
+	bool any = false;
+	int ret;
+
+	kept = malloc((j->n ? j->n : 1) * sizeof(*kept));
+	if (!kept)
+		return -ENOMEM;
+	for (size_t i = 0; i < j->n; i++) {
+		bool drop = false;
+
+		for (size_t c = 0; c < n && !drop; c++)
+			drop = j->entries[i].ctx == ctxs[c];
+		if (drop)
+			any = true;
+		else
+			kept[k++] = j->entries[i];
+	}
+	ret = any ? write_file(j, kept, k, SIZE_MAX) : 0;
+	if (!ret && any) {
+		memcpy(j->entries, kept, k * sizeof(*kept));
+		j->n = k;
+	}
+	free(kept);
+	return ret;
 }

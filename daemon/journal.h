@@ -70,4 +70,11 @@ int journal_put(struct journal *j, const struct journal_entry *e);
 /* Drop the entry of that ring (no-op if absent), durably. */
 int journal_drop(struct journal *j, uint64_t ctx);
 
+/*
+ * The same for many rings in one write (one fsync for a burst of new rings).
+ * put_many takes new rings only (-EINVAL if one is journaled already).
+ */
+int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n);
+int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n);
+
 #endif /* UT_JOURNAL_H */

@@ -74,6 +74,7 @@ static int on_events(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	ret = trace_consume(&l->d->trace);
 	if (ret < 0)
 		log_err("reading BPF events: %s", strerror(-ret));
+	tuning_flush(l->d);
 	return 0;
 }
 
@@ -87,6 +88,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	inventory_sweep(l->d);
 	inventory_refresh_stats(l->d);
 	tuning_tick(l->d);
+	tuning_flush(l->d);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -99,6 +101,7 @@ static int on_control(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	(void)s, (void)revents;
 	/* answer from the newest state */
 	trace_consume(&l->d->trace);
+	tuning_flush(l->d);
 	control_serve_one(fd, l->d);
 	return 0;
 }
@@ -286,6 +289,8 @@ int main(int argc, char **argv)
 	inventory_refresh_stats(&d);
 	/* before anything changes a ring: what a previous run left */
 	tuning_settle_journal(&d);
+	tuning_tick(&d);
+	tuning_flush(&d);
 
 	l.control_fd = control_listen(d.cfg.socket_path, err, sizeof(err));
 	if (l.control_fd < 0) {

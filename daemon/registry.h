@@ -45,6 +45,7 @@ struct ut_ring {
 	bool pinned;			/* uringtune set: the tuner leaves it alone */
 	bool hands_off;			/* uringtune reset: left as its app set it */
 	bool refused;			/* the kernel refused a change: not retried */
+	bool queued;			/* waits in the daemon's take queue */
 	char tune_error[160];		/* why, shown in status */
 	char last_decision[200];	/* the tuner's last change, with its numbers */
 	uint64_t reaction_ns;		/* ring creation to our first change */

@@ -151,6 +151,17 @@ static bool same_ring(const struct ut_ring *ring, const struct journal_entry *e)
 	       (!e->start_boottime || ring->holder.start_boottime == e->start_boottime);
 }
 
+static void took(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_setting *s)
+{
+	d->actions_ok++;
+	tuner_applied(&ring->tuner, s, now_ns());
+	if (!ring->reaction_ns)
+		ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
+	ring->managed_by = UT_MANAGED_URINGTUNE;
+	ring->tune_error[0] = '\0';
+	napi_from_setting(ring, s);
+}
+
 /* journal (first change only), then the kernel */
 static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_setting *s)
 {
@@ -185,13 +196,7 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 		refused(d, ring, ret, err);
 		return ret;
 	}
-	d->actions_ok++;
-	tuner_applied(&ring->tuner, s, now_ns());
-	if (!ring->reaction_ns)
-		ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
-	ring->managed_by = UT_MANAGED_URINGTUNE;
-	ring->tune_error[0] = '\0';
-	napi_from_setting(ring, s);
+	took(d, ring, s);
 	return 0;
 }
 
@@ -206,17 +211,112 @@ static unsigned int count_ids(const uint32_t *ids)
 
 void tuning_ring_seen(struct ut_daemon *d, struct ut_ring *ring)
 {
-	struct tuner_setting s;
+	uint64_t *q;
 
-	if (!eligible(d, ring))
+	if (ring->queued || !eligible(d, ring))
 		return;
-	tuner_initial(&d->cfg.napi, ring->stats.napi_ids,
-		      ring->have_stats ? count_ids(ring->stats.napi_ids) : 0, now_ns(),
-		      &ring->tuner, &s);
-	if (take(d, ring, &s) == 0)
+	if (d->n_take == d->cap_take) {
+		size_t cap = d->cap_take ? 2 * d->cap_take : 64;
+
+		q = reallocarray(d->take_queue, cap, sizeof(*q));
+		if (!q) {
+			log_err("out of memory queueing ring pid=%d fd=%d", ring->holder.pid,
+				ring->holder.fd);
+			return;
+		}
+		d->take_queue = q;
+		d->cap_take = cap;
+	}
+	d->take_queue[d->n_take++] = ring->ctx;
+	ring->queued = true;
+}
+
+
+/*
+ * Take every queued ring: journal them all in one write, then change them
+ * one by one, then forget the journal entries of those the kernel refused.
+ */
+void tuning_flush(struct ut_daemon *d)
+{
+	size_t n = 0, n_new = 0, n_stale = 0, n_failed = 0, i;
+	struct journal_entry *entries = NULL;
+	uint64_t *stale = NULL, *failed = NULL;
+	struct ut_ring **rings = NULL;
+	struct tuner_setting s;
+	struct ring_target t;
+	char err[160];
+	int ret;
+
+	if (!d->n_take)
+		return;
+	rings = calloc(d->n_take, sizeof(*rings));
+	entries = calloc(d->n_take, sizeof(*entries));
+	stale = calloc(d->n_take, sizeof(*stale));
+	failed = calloc(d->n_take, sizeof(*failed));
+	if (!rings || !entries || !stale || !failed) {
+		log_err("out of memory taking %zu rings", d->n_take);
+		goto out;
+	}
+	for (i = 0; i < d->n_take; i++) {
+		struct ut_ring *ring = registry_find(&d->reg, d->take_queue[i]);
+		struct journal_entry *old;
+
+		/* queued once per ring: a ring queued twice is taken once */
+		if (!ring || !ring->queued)
+			continue;
+		ring->queued = false;
+		/* the ring may have changed hands since it was queued */
+		if (!eligible(d, ring))
+			continue;
+		rings[n++] = ring;
+		old = journal_find(&d->journal, ring->ctx);
+		if (old && same_ring(ring, old))
+			continue;
+		/* a new ring at a gone ring's address: the old entry undoes nothing */
+		if (old)
+			stale[n_stale++] = ring->ctx;
+		entry_of(ring, &entries[n_new++]);
+	}
+	ret = journal_drop_many(&d->journal, stale, n_stale);
+	if (!ret)
+		ret = journal_put_many(&d->journal, entries, n_new);
+	if (ret) {
+		/* never a change without a way back */
+		log_err("%zu rings not tuned: writing journal %s: %s", n, d->journal.path,
+			strerror(-ret));
+		for (i = 0; i < n; i++)
+			snprintf(rings[i]->tune_error, sizeof(rings[i]->tune_error),
+				 "cannot write the journal: %s", strerror(-ret));
+		d->actions_failed += n;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		struct ut_ring *ring = rings[i];
+
+		tuner_initial(&d->cfg.napi, ring->stats.napi_ids,
+			      ring->have_stats ? count_ids(ring->stats.napi_ids) : 0, now_ns(),
+			      &ring->tuner, &s);
+		target_of(ring, &t);
+		ret = actuator_apply(&t, &s, err, sizeof(err));
+		if (ret) {
+			refused(d, ring, ret, err);
+			failed[n_failed++] = ring->ctx;
+			continue;
+		}
+		took(d, ring, &s);
 		log_info("ring pid=%d comm=%s fd=%d: NAPI busy polling on, %u us%s, %s tracking",
 			 ring->holder.pid, ring->holder.comm, ring->holder.fd, s.busy_poll_us,
 			 s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
+	}
+	/* nothing was changed on those: their entries undo nothing */
+	if (journal_drop_many(&d->journal, failed, n_failed))
+		log_err("dropping %zu journal entries of refused rings failed", n_failed);
+out:
+	d->n_take = 0;
+	free(rings);
+	free(entries);
+	free(stale);
+	free(failed);
 }
 
 void tuning_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
@@ -396,6 +496,9 @@ int tuning_init(struct ut_daemon *d, char *err, size_t errlen)
 void tuning_fini(struct ut_daemon *d)
 {
 	journal_close(&d->journal);
+	free(d->take_queue);
+	d->take_queue = NULL;
+	d->n_take = d->cap_take = 0;
 }
 
 static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd)

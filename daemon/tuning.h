@@ -25,8 +25,13 @@ void tuning_fini(struct ut_daemon *d);
  */
 void tuning_settle_journal(struct ut_daemon *d);
 
-/* a ring appeared (event or sweep): take it now if it is eligible */
+/*
+ * A ring appeared (event or sweep): queue it if it is eligible. The queue
+ * is taken by tuning_flush(), which the event loop calls after each batch
+ * of events: one journal write (one fsync) for a burst of new rings.
+ */
 void tuning_ring_seen(struct ut_daemon *d, struct ut_ring *ring);
+void tuning_flush(struct ut_daemon *d);
 
 /* the ring is gone (closed, process exited): its journal entry goes too */
 void tuning_ring_gone(struct ut_daemon *d, const struct ut_ring *ring);

@@ -358,6 +358,34 @@ FX_TEST(drop)
 	UT_ASSERT_EQ_INT(fx->j.n, 0);
 }
 
+/* a burst of new rings is one write; so is forgetting several */
+FX_TEST(many)
+{
+	const struct journal_entry burst[] = { ent_b, ent_c };
+	const uint64_t gone[] = { ent_a.ctx, ent_c.ctx, 12345 };
+	int ret;
+
+	open_j(fx, &ret);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(journal_put(&fx->j, &ent_a), 0);
+	UT_ASSERT_EQ_INT(journal_put_many(&fx->j, burst, 2), 0);
+	ASSERT_FILE(fx, HEADER LINE_A LINE_B LINE_C);
+	/* only new rings, no duplicates within the burst: nothing written */
+	UT_ASSERT_EQ_INT(journal_put_many(&fx->j, &ent_a2, 1), -EINVAL);
+	UT_ASSERT_EQ_INT(journal_put_many(&fx->j, (const struct journal_entry[]){ ent_a2, ent_a2 }, 2),
+			 -EINVAL);
+	ASSERT_FILE(fx, HEADER LINE_A LINE_B LINE_C);
+	UT_ASSERT_EQ_INT(journal_put_many(&fx->j, NULL, 0), 0);
+
+	UT_ASSERT_EQ_INT(journal_drop_many(&fx->j, gone, 3), 0);
+	UT_ASSERT_EQ_INT(fx->j.n, 1);
+	UT_ASSERT(journal_find(&fx->j, ent_b.ctx) != NULL);
+	ASSERT_FILE(fx, HEADER LINE_B);
+	UT_ASSERT_EQ_INT(journal_drop_many(&fx->j, gone, 3), 0);
+	ASSERT_FILE(fx, HEADER LINE_B);
+	ASSERT_ONLY_JOURNAL(fx);
+}
+
 FX_TEST(drop_absent_untouched)
 {
 	struct stat before, after;
@@ -771,6 +799,7 @@ int main(void)
 	ut_run("put_replaces", put_replaces);
 	ut_run("drop", drop);
 	ut_run("drop_absent_untouched", drop_absent_untouched);
+	ut_run("many", many);
 	ut_run("put_refuses_invalid", put_refuses_invalid);
 	ut_run("parse_errors", parse_errors);
 	ut_run("parse_accepts", parse_accepts);
