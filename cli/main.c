@@ -211,28 +211,48 @@ static void report_daemon_error(struct json_object *e)
 	free(msg);
 }
 
-static int cmd_status(const struct cli_opts *o)
+/*
+ * One request, one reply that is not an error: *reply to put by the caller.
+ * Every failure is reported here, as one line; returns 0 or -1.
+ */
+static int ask(const struct cli_opts *o, const char *request, struct json_object **reply)
 {
-	struct json_object *reply = NULL, *e;
 	enum client_stage stage;
-	const char *why;
+	struct json_object *e;
 	char *buf = NULL;
+	const char *why;
 	size_t len;
-	int err, ret = EXIT_FAILURE;
+	int err;
 
-	err = client_request(o->socket_path, STATUS_REQUEST, &buf, &len, &stage);
+	*reply = NULL;
+	err = client_request(o->socket_path, request, &buf, &len, &stage);
 	if (err) {
 		report_client_error(o->socket_path, err, stage);
-		goto out;
+		return -1;
 	}
-	if (client_parse_reply(buf, len, &reply, &why)) {
+	err = client_parse_reply(buf, len, reply, &why);
+	free(buf);
+	if (err) {
 		fprintf(stderr, "uringtune: malformed reply from daemon: %s\n", why);
-		goto out;
+		return -1;
 	}
-	if (json_object_object_get_ex(reply, "error", &e)) {
+	if (json_object_object_get_ex(*reply, "error", &e)) {
 		report_daemon_error(e);
-		goto out;
+		json_object_put(*reply);
+		*reply = NULL;
+		return -1;
 	}
+	return 0;
+}
+
+static int cmd_status(const struct cli_opts *o)
+{
+	struct json_object *reply = NULL;
+	const char *why;
+	int err, ret = EXIT_FAILURE;
+
+	if (ask(o, STATUS_REQUEST, &reply))
+		goto out;
 
 	if (o->json) {
 		const char *s = json_object_to_json_string_ext(reply,
@@ -259,19 +279,15 @@ static int cmd_status(const struct cli_opts *o)
 	ret = EXIT_SUCCESS;
 out:
 	json_object_put(reply);
-	free(buf);
 	return ret;
 }
 
 /* set and reset: the daemon answers {"ok":true} or {"error":...} */
 static int cmd_change(const struct cli_opts *o)
 {
-	struct json_object *req = json_object_new_object(), *reply = NULL, *e;
-	enum client_stage stage;
-	char *buf = NULL, *line = NULL;
-	const char *why;
-	size_t len;
-	int err, ret = EXIT_FAILURE;
+	struct json_object *req = json_object_new_object(), *reply = NULL;
+	char *line = NULL;
+	int ret = EXIT_FAILURE;
 
 	json_object_object_add(req, "cmd", json_object_new_string(o->cmd));
 	if (o->n_pos == 2) {
@@ -288,19 +304,8 @@ static int cmd_change(const struct cli_opts *o)
 		fprintf(stderr, "uringtune: %s\n", strerror(ENOMEM));
 		goto out;
 	}
-	err = client_request(o->socket_path, line, &buf, &len, &stage);
-	if (err) {
-		report_client_error(o->socket_path, err, stage);
+	if (ask(o, line, &reply))
 		goto out;
-	}
-	if (client_parse_reply(buf, len, &reply, &why)) {
-		fprintf(stderr, "uringtune: malformed reply from daemon: %s\n", why);
-		goto out;
-	}
-	if (json_object_object_get_ex(reply, "error", &e)) {
-		report_daemon_error(e);
-		goto out;
-	}
 	if (strcmp(o->cmd, "set") == 0)
 		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s\n", o->pos[0],
 		       o->pos[1], o->busy_poll_us, o->prefer ? ", prefer" : "",
@@ -314,7 +319,6 @@ out:
 	json_object_put(req);
 	json_object_put(reply);
 	free(line);
-	free(buf);
 	return ret;
 }
 

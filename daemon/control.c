@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "inventory.h"
+#include "io_util.h"
 #include "log.h"
 #include "status_json.h"
 #include "tuning.h"
@@ -200,22 +201,6 @@ char *control_handle(struct ut_daemon *d, const char *request)
 	}
 	json_object_put(req);
 	return out;
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
 }
 
 void control_serve_one(int listen_fd, struct ut_daemon *d)

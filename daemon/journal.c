@@ -36,6 +36,7 @@
 #include <linux/types.h>
 
 #include "journal.h"
+#include "io_util.h"
 #include "log.h"
 #include "uringtune.h"
 
@@ -576,22 +577,6 @@ static int format_entry(char *buf, size_t len, const struct journal_entry *e)
 			e->ctx, (int)e->pid, e->start_boottime, e->fd, e->ino,
 			e->enabled ? 1 : 0, e->busy_poll_us, e->prefer ? 1 : 0,
 			tracking_name(e->track_mode));
-}
-
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		buf += n;
-		len -= n;
-	}
-	return 0;
 }
 
 /*

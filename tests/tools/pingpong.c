@@ -681,6 +681,19 @@ struct server {
 	bool draining;			/* exiting: CQEs are only counted */
 };
 
+/* slot @idx's msghdr for @len bytes of its buffer, from or to its peer */
+static void slot_msg(struct slot *sl, size_t len)
+{
+	/* IPv4 only, so the peer is always a sockaddr_in */
+	memset(&sl->msg, 0, sizeof(sl->msg));
+	sl->iov.iov_base = sl->buf;
+	sl->iov.iov_len = len;
+	sl->msg.msg_name = &sl->peer;
+	sl->msg.msg_namelen = sizeof(sl->peer);
+	sl->msg.msg_iov = &sl->iov;
+	sl->msg.msg_iovlen = 1;
+}
+
 static int server_recv(struct server *s, unsigned int idx)
 {
 	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
@@ -689,13 +702,7 @@ static int server_recv(struct server *s, unsigned int idx)
 	/* at most NR_SLOTS requests in flight: cannot happen */
 	if (!sqe)
 		return fail(-EBUSY, "io_uring_get_sqe");
-	memset(&sl->msg, 0, sizeof(sl->msg));
-	sl->iov.iov_base = sl->buf;
-	sl->iov.iov_len = BUF_SIZE;
-	sl->msg.msg_name = &sl->peer;
-	sl->msg.msg_namelen = sizeof(sl->peer);
-	sl->msg.msg_iov = &sl->iov;
-	sl->msg.msg_iovlen = 1;
+	slot_msg(sl, BUF_SIZE);
 	io_uring_prep_recvmsg(sqe, s->fd, &sl->msg, 0);
 	io_uring_sqe_set_data64(sqe, UDATA(OP_RECV, idx));
 	sl->busy = true;
@@ -711,14 +718,7 @@ static int server_send(struct server *s, unsigned int idx, unsigned int len)
 
 	if (!sqe)
 		return fail(-EBUSY, "io_uring_get_sqe");
-	/* IPv4 only, so the peer is always a sockaddr_in */
-	memset(&sl->msg, 0, sizeof(sl->msg));
-	sl->iov.iov_base = sl->buf;
-	sl->iov.iov_len = len;
-	sl->msg.msg_name = &sl->peer;
-	sl->msg.msg_namelen = sizeof(sl->peer);
-	sl->msg.msg_iov = &sl->iov;
-	sl->msg.msg_iovlen = 1;
+	slot_msg(sl, len);
 	io_uring_prep_sendmsg(sqe, s->fd, &sl->msg, 0);
 	io_uring_sqe_set_data64(sqe, UDATA(OP_SEND, idx));
 	s->inflight++;
