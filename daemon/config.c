@@ -31,6 +31,8 @@
 
 #define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define DEFAULT_STATE_DIR	"/var/lib/uringtune"
+/* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
+#define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
 
 struct config_key;
 
@@ -132,6 +134,11 @@ static const struct config_key config_keys[] = {
 	  .min = 0, .max = 1000,
 	  .doc = "added on top of that quantile" },
 
+	{ "export", "textfile", parse_bool, FIELD(export_textfile),
+	  .doc = "write metrics for node_exporter's textfile collector" },
+	{ "export", "textfile_dir", parse_path, FIELD(textfile_dir),
+	  .doc = "directory node_exporter's textfile collector reads" },
+
 	{ "select", "include_comm", parse_comms, LIST(include_comm),
 	  .doc = "only processes with these names" },
 	{ "select", "exclude_comm", parse_comms, LIST(exclude_comm),
@@ -186,6 +193,9 @@ void config_defaults(struct ut_config *cfg)
 	cfg->napi.quantile_pct = 95;
 	cfg->napi.headroom_pct = 50;
 	/* cfg->select: every list empty, everyone is selected */
+
+	cfg->export_textfile = true;
+	snprintf(cfg->textfile_dir, sizeof(cfg->textfile_dir), "%s", DEFAULT_TEXTFILE_DIR);
 }
 
 const char *config_mode_name(enum ut_mode mode)

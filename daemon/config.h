@@ -53,6 +53,10 @@ struct ut_config {
 	int log_level;			/* LOG_ERR .. LOG_DEBUG */
 	struct tuner_policy napi;	/* [napi] */
 	struct ut_select select;	/* [select] */
+	/* [export]: Prometheus textfile for node_exporter (daemon/export.c) */
+	bool export_textfile;		/* textfile */
+	/* room for "/.uringtune.prom.XXXXXX" after it within PATH_MAX */
+	char textfile_dir[PATH_MAX - 32];	/* textfile_dir */
 };
 
 void config_defaults(struct ut_config *cfg);

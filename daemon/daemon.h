@@ -3,6 +3,7 @@
 #ifndef UT_DAEMON_H
 #define UT_DAEMON_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -35,6 +36,11 @@ struct ut_daemon {
 	uint64_t sweeps;
 	uint64_t last_sweep_us;
 	int ring_map_entries;
+
+	/* Prometheus textfile export (export.c), for status and metrics */
+	char export_path[PATH_MAX];	/* the file last written, "" if none */
+	uint64_t export_errors;		/* writes that failed */
+	char export_error[PATH_MAX + 160];	/* why the last one did, "" if it worked */
 };
 
 #endif /* UT_DAEMON_H */

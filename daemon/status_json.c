@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "export.h"
 #include "setup_flags.h"
 #include "status_json.h"
 #include "tunable.h"
@@ -151,6 +152,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 	struct json_object *daemon = json_object_new_object();
 	struct json_object *rings = json_object_new_array();
 	struct ut_ring **sorted;
+	char path[PATH_MAX];
 	size_t n = 0;
 
 	json_object_object_add(daemon, "pid", json_object_new_int(d->self_pid));
@@ -168,6 +170,13 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "actions_failed", u64_json(d->actions_failed));
 	json_object_object_add(daemon, "sweeps", u64_json(d->sweeps));
 	json_object_object_add(daemon, "last_sweep_us", u64_json(d->last_sweep_us));
+	/* Prometheus textfile export: the file (null when off), failed writes, why */
+	json_object_object_add(daemon, "export_file",
+			       d->cfg.export_textfile &&
+			       !export_file_path(&d->cfg, path, sizeof(path)) ?
+			       json_object_new_string(path) : NULL);
+	json_object_object_add(daemon, "export_errors", u64_json(d->export_errors));
+	json_object_object_add(daemon, "export_error", str_or_null(d->export_error));
 
 	sorted = registry_sorted(&d->reg, &n);
 	for (size_t i = 0; sorted && i < n; i++)

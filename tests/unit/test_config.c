@@ -110,6 +110,9 @@ UT_TEST(defaults)
 	UT_ASSERT_EQ_INT(def.select.n_exclude_uid, 0);
 	UT_ASSERT_EQ_INT(def.select.n_include_cgroup, 0);
 	UT_ASSERT_EQ_INT(def.select.n_exclude_cgroup, 0);
+
+	UT_ASSERT(def.export_textfile);
+	UT_ASSERT_STR_EQ(def.textfile_dir, "/var/lib/prometheus/node-exporter");
 }
 
 UT_TEST(empty_file_gives_defaults)
@@ -229,12 +232,12 @@ UT_TEST(unknown_section)
 	struct load l;
 
 	ASSERT_REFUSED(&l, "[bogus]\nmode = tune\n",
-		       "[bogus]: unknown section (known sections: daemon, napi, select)");
+		       "[bogus]: unknown section (known sections: daemon, napi, export, select)");
 	/* even without keys: likely a typo of a section meant to be used */
 	ASSERT_REFUSED(&l, "[daemon]\nmode = tune\n[deamon]\n",
-		       "[deamon]: unknown section (known sections: daemon, napi, select)");
+		       "[deamon]: unknown section (known sections: daemon, napi, export, select)");
 	ASSERT_REFUSED(&l, "mode = tune\n[daemon]\n",
-		       "mode: key before any [section] (known sections: daemon, napi, select)");
+		       "mode: key before any [section] (known sections: daemon, napi, export, select)");
 }
 
 UT_TEST(bad_enum)
@@ -960,6 +963,50 @@ UT_TEST(selects_cgroup)
 	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 1, "");
 }
 
+UT_TEST(export_values)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[export]\ntextfile = no\ntextfile_dir = /srv/prom/textfile\n");
+	UT_ASSERT(!l.cfg.export_textfile);
+	UT_ASSERT_STR_EQ(l.cfg.textfile_dir, "/srv/prom/textfile");
+	ASSERT_LOADS(&l, "[export]\ntextfile = on\n");
+	UT_ASSERT(l.cfg.export_textfile);
+	UT_ASSERT_STR_EQ(l.cfg.textfile_dir, "/var/lib/prometheus/node-exporter");
+	/* the other sections keep their defaults, and [export] theirs */
+	ASSERT_LOADS(&l, "[export]\ntextfile_dir = /\n[daemon]\ntick_ms = 500\n");
+	UT_ASSERT(l.cfg.export_textfile);
+	UT_ASSERT_STR_EQ(l.cfg.textfile_dir, "/");
+	UT_ASSERT_EQ_INT(l.cfg.tick_ms, 500);
+	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 200);
+}
+
+UT_TEST(export_bad_values)
+{
+	struct load l;
+
+	ASSERT_REFUSED(&l, "[export]\ntextfile = maybe\n",
+		       "[export] textfile: expected yes or no (or true/false, "
+		       "on/off, 1/0), got 'maybe'");
+	/* off is said with textfile = no: an empty directory is refused */
+	ASSERT_REFUSED(&l, "[export]\ntextfile_dir =\n",
+		       "[export] textfile_dir: expected an absolute path, got an empty value");
+	ASSERT_REFUSED(&l, "[export]\ntextfile_dir = var/lib/prometheus\n",
+		       "[export] textfile_dir: expected an absolute path, got "
+		       "'var/lib/prometheus'");
+	ASSERT_REFUSED(&l, "[export]\ntextfile_dir = /var/x # node_exporter\n",
+		       "[export] textfile_dir: expected an absolute path without "
+		       "whitespace, got '/var/x # node_exporter'");
+	ASSERT_REFUSED(&l, "[export]\ntextfile = yes\ntextfile = no\n",
+		       "[export] textfile: duplicate key, already set on line 2");
+	ASSERT_REFUSED(&l, "[export]\ndir = /tmp\n",
+		       "[export] dir: unknown key (known keys: textfile, textfile_dir)");
+	/* [export] keys belong in [export] */
+	ASSERT_REFUSED(&l, "[daemon]\ntextfile_dir = /tmp\n",
+		       "[daemon] textfile_dir: unknown key (known keys: mode, socket, "
+		       "state_dir, tick_ms, max_rings, log_level)");
+}
+
 /* the shipped file must load and match the built-in defaults */
 UT_TEST(shipped_config)
 {
@@ -1033,6 +1080,8 @@ int main(void)
 	ut_run("selects_exclude_wins", selects_exclude_wins);
 	ut_run("selects_uid", selects_uid);
 	ut_run("selects_cgroup", selects_cgroup);
+	ut_run("export_values", export_values);
+	ut_run("export_bad_values", export_bad_values);
 	ut_run("shipped_config", shipped_config);
 	ut_run("mode_names", mode_names);
 	return ut_finish();
