@@ -14,6 +14,8 @@
 
 #define REPLY_INITIAL	(64UL << 10)
 
+volatile sig_atomic_t client_interrupted;
+
 static int set_timeouts(int fd)
 {
 	struct timeval tv = { .tv_sec = CLIENT_TIMEOUT_S };
@@ -32,7 +34,7 @@ static int send_all(int fd, const char *buf, size_t len)
 		ssize_t n = send(fd, buf, len, MSG_NOSIGNAL);
 
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !client_interrupted)
 				continue;
 			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
 		}
@@ -70,7 +72,7 @@ static int recv_all(int fd, char **reply, size_t *len)
 		}
 		n = recv(fd, buf + used, cap - used - 1, 0);
 		if (n < 0) {
-			if (errno == EINTR)
+			if (errno == EINTR && !client_interrupted)
 				continue;
 			err = errno == EWOULDBLOCK ? -EAGAIN : -errno;
 			goto fail;
@@ -111,7 +113,11 @@ int client_request(const char *path, const char *request, char **reply,
 		goto out;
 
 	*stage = CLIENT_CONNECT;
-	/* no signal handlers are installed, so no EINTR to restart from */
+	/*
+	 * A connect() interrupted by a signal goes on in the background and
+	 * cannot be restarted: only --watch installs handlers, and it is
+	 * stopping then, so EINTR is just returned.
+	 */
 	if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) < 0) {
 		err = errno == EINPROGRESS ? -EAGAIN : -errno;
 		goto out;

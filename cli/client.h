@@ -6,6 +6,7 @@
 #ifndef UT_CLI_CLIENT_H
 #define UT_CLI_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -24,11 +25,18 @@ enum client_stage {
 };
 
 /*
+ * Set by the caller's signal handler to abandon a request: a send or
+ * receive interrupted by a signal (a handler installed without SA_RESTART)
+ * then fails with -EINTR instead of resuming.
+ */
+extern volatile sig_atomic_t client_interrupted;
+
+/*
  * Connect to the unix socket @path, send @request, half-close, and read the
  * whole reply until EOF. On success *reply is a NUL-terminated malloc'ed
  * buffer of *len bytes (the caller frees it) and 0 is returned. On failure
  * returns a negative errno (-EAGAIN: timed out, -EMSGSIZE: reply larger than
- * CLIENT_REPLY_MAX) and sets *stage.
+ * CLIENT_REPLY_MAX, -EINTR: interrupted, see above) and sets *stage.
  */
 int client_request(const char *path, const char *request, char **reply,
 		   size_t *len, enum client_stage *stage);

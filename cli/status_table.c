@@ -2,12 +2,12 @@
 /* Render the daemon's status reply as an aligned text table. */
 #include <errno.h>
 #include <inttypes.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "json_get.h"
 #include "status_table.h"
 
 enum st_col {
@@ -150,70 +150,6 @@ static char *st_strf(const char *fmt, ...)
 	return n < 0 ? NULL : s;
 }
 
-/* NULL unless @o is an object holding @key with a non-null value */
-static struct json_object *st_get(struct json_object *o, const char *key)
-{
-	struct json_object *v;
-
-	if (!o || !json_object_is_type(o, json_type_object))
-		return NULL;
-	if (!json_object_object_get_ex(o, key, &v))
-		return NULL;
-	return v;	/* a JSON null is a NULL json_object */
-}
-
-static bool st_get_i64(struct json_object *o, const char *key, int64_t *val)
-{
-	struct json_object *v = st_get(o, key);
-
-	if (!json_object_is_type(v, json_type_int))
-		return false;
-	*val = json_object_get_int64(v);
-	return true;
-}
-
-/* counters are u64 in the BPF maps; json-c keeps them unsigned above INT64_MAX */
-static bool st_get_u64(struct json_object *o, const char *key, uint64_t *val)
-{
-	struct json_object *v = st_get(o, key);
-
-	if (!json_object_is_type(v, json_type_int) || json_object_get_int64(v) < 0)
-		return false;
-	*val = json_object_get_uint64(v);
-	return true;
-}
-
-static bool st_get_num(struct json_object *o, const char *key, double *val)
-{
-	struct json_object *v = st_get(o, key);
-
-	if (!json_object_is_type(v, json_type_double) &&
-	    !json_object_is_type(v, json_type_int))
-		return false;
-	*val = json_object_get_double(v);
-	return isfinite(*val);
-}
-
-/* -1 when missing or not a boolean */
-static int st_get_bool(struct json_object *o, const char *key)
-{
-	struct json_object *v = st_get(o, key);
-
-	if (!json_object_is_type(v, json_type_boolean))
-		return -1;
-	return json_object_get_boolean(v);
-}
-
-/* escaped copy of a string field, or NULL (missing, wrong type or ENOMEM) */
-static char *st_get_esc(struct json_object *o, const char *key, bool quote)
-{
-	struct json_object *v = st_get(o, key);
-
-	if (!json_object_is_type(v, json_type_string))
-		return NULL;
-	return cli_escape(json_object_get_string(v), json_object_get_string_len(v), quote);
-}
-
 static char *st_dash(void)
 {
 	return strdup("-");
@@ -224,9 +160,9 @@ static char *st_percent(double frac)
 	return st_strf("%.1f%%", frac * 100.0);
 }
 
-static char *st_cell_flags(struct json_object *ring)
+char *status_cell_flags(struct json_object *ring)
 {
-	struct json_object *arr = st_get(ring, "setup_flags");
+	struct json_object *arr = jget(ring, "setup_flags");
 	struct st_buf sb = { 0 };
 	size_t n = 0;
 	uint64_t raw;
@@ -242,7 +178,7 @@ static char *st_cell_flags(struct json_object *ring)
 			sb_add_esc(&sb, json_object_get_string(f),
 				   json_object_get_string_len(f), true);
 		}
-	} else if (st_get_u64(ring, "setup_flags_raw", &raw) && raw) {
+	} else if (jget_u64(ring, "setup_flags_raw", &raw) && raw) {
 		/* an older or leaner daemon: the bits are better than nothing */
 		free(sb.p);
 		return st_strf("0x%" PRIx64, raw);
@@ -254,9 +190,9 @@ static char *st_cell_flags(struct json_object *ring)
 	return sb_take(&sb);
 }
 
-static char *st_cell_ids(struct json_object *ring)
+char *status_cell_ids(struct json_object *ring, const char *key)
 {
-	struct json_object *arr = st_get(ring, "napi_ids");
+	struct json_object *arr = jget(ring, key);
 	struct st_buf sb = { 0 };
 	size_t n = 0;
 
@@ -280,12 +216,12 @@ static char *st_cell_ids(struct json_object *ring)
 	return sb_take(&sb);
 }
 
-static char *st_cell_tunable(struct json_object *ring)
+char *status_cell_tunable(struct json_object *ring)
 {
-	struct json_object *reason = st_get(ring, "reason");
+	struct json_object *reason = jget(ring, "reason");
 	struct st_buf sb = { 0 };
 
-	switch (st_get_bool(ring, "tunable")) {
+	switch (jget_bool(ring, "tunable")) {
 	case 1:
 		return strdup("yes");
 	case 0:
@@ -311,45 +247,45 @@ static void st_row_free(struct st_row *row)
 
 static int st_row_fill(struct st_row *row, struct json_object *ring)
 {
-	struct json_object *napi = st_get(ring, "napi");
-	struct json_object *waits = st_get(ring, "waits");
-	struct json_object *bp = st_get(ring, "busy_poll");
+	struct json_object *napi = jget(ring, "napi");
+	struct json_object *waits = jget(ring, "waits");
+	struct json_object *bp = jget(ring, "busy_poll");
 	uint64_t total, no_sleep, us;
 	int enabled;
 	double rate;
 	char **cell = row->cell;
 
-	if (st_get_i64(ring, "pid", &row->pid))
+	if (jget_i64(ring, "pid", &row->pid))
 		cell[COL_PID] = st_strf("%" PRId64, row->pid);
 	else
 		row->pid = INT64_MIN;
-	if (st_get_i64(ring, "fd", &row->fd))
+	if (jget_i64(ring, "fd", &row->fd))
 		cell[COL_FD] = st_strf("%" PRId64, row->fd);
 	else
 		row->fd = INT64_MIN;
 
-	cell[COL_COMM] = st_get_esc(ring, "comm", true);
-	cell[COL_FLAGS] = st_cell_flags(ring);
+	cell[COL_COMM] = jget_esc(ring, "comm", true);
+	cell[COL_FLAGS] = status_cell_flags(ring);
 
-	enabled = st_get_bool(napi, "enabled");
+	enabled = jget_bool(napi, "enabled");
 	if (enabled >= 0)
 		cell[COL_NAPI] = strdup(enabled ? "on" : "off");
-	if (enabled > 0 && st_get_u64(napi, "busy_poll_us", &us))
+	if (enabled > 0 && jget_u64(napi, "busy_poll_us", &us))
 		cell[COL_BUSY_POLL] = st_strf("%" PRIu64 "us", us);
-	cell[COL_TRACK] = st_get_esc(napi, "tracking", true);
-	cell[COL_IDS] = st_cell_ids(ring);
+	cell[COL_TRACK] = jget_esc(napi, "tracking", true);
+	cell[COL_IDS] = status_cell_ids(ring, "napi_ids");
 
-	if (st_get_u64(waits, "total", &total)) {
+	if (jget_u64(waits, "total", &total)) {
 		cell[COL_WAITS] = st_strf("%" PRIu64, total);
-		if (total && st_get_u64(waits, "no_sleep", &no_sleep))
+		if (total && jget_u64(waits, "no_sleep", &no_sleep))
 			cell[COL_NOSLEEP] = st_percent((double)no_sleep / (double)total);
 	}
 	/* hit_rate is null when no busy-poll window was seen */
-	if (st_get_num(bp, "hit_rate", &rate))
+	if (jget_num(bp, "hit_rate", &rate))
 		cell[COL_BP_HIT] = st_percent(rate);
 
-	cell[COL_MANAGED] = st_get_esc(ring, "managed_by", true);
-	cell[COL_TUNABLE] = st_cell_tunable(ring);
+	cell[COL_MANAGED] = jget_esc(ring, "managed_by", true);
+	cell[COL_TUNABLE] = status_cell_tunable(ring);
 
 	/* whatever is still empty was missing (or allocation failed) */
 	for (int c = 0; c < NR_COLS; c++) {
@@ -374,24 +310,24 @@ static int st_row_cmp(const void *a, const void *b)
 
 static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE *out)
 {
-	char *mode = st_get_esc(daemon, "mode", true);
-	char *kernel = st_get_esc(daemon, "kernel", true);
+	char *mode = jget_esc(daemon, "mode", true);
+	char *kernel = jget_esc(daemon, "kernel", true);
 	int64_t pid;
 	uint64_t rings, lost;
 
 	fprintf(out, "uringtuned ");
-	if (st_get_i64(daemon, "pid", &pid))
+	if (jget_i64(daemon, "pid", &pid))
 		fprintf(out, "%" PRId64, pid);
 	else
 		fputc('?', out);
 	fprintf(out, ", mode %s, kernel %s", mode ? mode : "?", kernel ? kernel : "?");
 	/* the daemon's own count; the list is the fallback for older daemons */
-	if (!st_get_u64(daemon, "rings", &rings))
+	if (!jget_u64(daemon, "rings", &rings))
 		rings = nr_listed;
 	fprintf(out, ", %" PRIu64 " ring%s", rings, rings == 1 ? "" : "s");
-	if (st_get_bool(daemon, "napi_supported") == 0)
+	if (jget_bool(daemon, "napi_supported") == 0)
 		fprintf(out, ", NAPI unsupported by this kernel");
-	if (st_get_u64(daemon, "events_lost", &lost) && lost)
+	if (jget_u64(daemon, "events_lost", &lost) && lost)
 		fprintf(out, ", %" PRIu64 " event%s lost", lost, lost == 1 ? "" : "s");
 	fputc('\n', out);
 
@@ -418,12 +354,12 @@ int status_table_print(struct json_object *reply, FILE *out, const char **why)
 		*why = "not a JSON object";
 		return -EINVAL;
 	}
-	daemon = st_get(reply, "daemon");
+	daemon = jget(reply, "daemon");
 	if (daemon && !json_object_is_type(daemon, json_type_object)) {
 		*why = "\"daemon\" is not an object";
 		return -EINVAL;
 	}
-	rings = st_get(reply, "rings");
+	rings = jget(reply, "rings");
 	if (!json_object_is_type(rings, json_type_array)) {
 		*why = "no \"rings\" array";
 		return -EINVAL;

@@ -22,6 +22,16 @@
 char *cli_escape(const char *s, size_t len, bool quote);
 
 /*
+ * Cells of the table, shared with the single-ring view: malloc'ed strings
+ * (NULL on ENOMEM), "-" when the daemon gave nothing. Flags: the setup flag
+ * names joined by ","; IDs: the integers of the array @key ("napi_ids" or
+ * "kernel_napi_ids") joined by ","; tunable: "yes" or "no: <reason>".
+ */
+char *status_cell_flags(struct json_object *ring);
+char *status_cell_ids(struct json_object *ring, const char *key);
+char *status_cell_tunable(struct json_object *ring);
+
+/*
  * Print the summary line and the ring table for @reply (the daemon's
  * "status" reply) to @out. Fields the daemon omits print as "-" (or "?" in
  * the summary); unknown fields are ignored. Returns 0, -ENOMEM, -EIO when

@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * One ring of the status reply, drawn for people: who holds it and how
+ * NAPI is set, how its waits end, and how long its paid-off busy-poll
+ * windows last (a log2 histogram in the manner of bcc's print_log2_hist).
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_get.h"
+#include "ring_view.h"
+#include "status_table.h"
+
+/* width of the key column of the header */
+#define RV_KEY_W	15
+/* bars never shrink below this, whatever the terminal */
+#define RV_BAR_MIN	10
+
+void rv_duration(uint64_t ns, char *buf, size_t len)
+{
+	/* the unit is chosen on the rounded value: never "1000.0us" */
+	if (ns < 1024)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 999950)
+		snprintf(buf, len, "%.1fus", (double)ns / 1e3);
+	else if (ns < 999950000)
+		snprintf(buf, len, "%.1fms", (double)ns / 1e6);
+	else
+		snprintf(buf, len, "%.1fs", (double)ns / 1e9);
+}
+
+void rv_slot_label(unsigned int slot, char *buf, size_t len)
+{
+	uint64_t lo, hi;
+	char a[24], b[24];
+
+	if (slot > 63)
+		slot = 63;
+	/* the BPF side files a 0 ns window in slot 0 too */
+	lo = slot ? UINT64_C(1) << slot : 0;
+	hi = slot < 63 ? (UINT64_C(2) << slot) - 1 : UINT64_MAX;
+	rv_duration(lo, a, sizeof(a));
+	rv_duration(hi, b, sizeof(b));
+	snprintf(buf, len, "%s-%s", a, b);
+}
+
+int rv_bar_len(uint64_t count, uint64_t max, int width)
+{
+	unsigned __int128 n;
+
+	if (!count || !max || width <= 0)
+		return 0;
+	if (count >= max)
+		return width;
+	n = (unsigned __int128)count * (unsigned)width / max;
+	return n ? (int)n : 1;
+}
+
+int rv_find(struct json_object *reply, int64_t pid, int64_t fd,
+	    struct json_object **ring, const char **why)
+{
+	struct json_object *rings = jget(reply, "rings");
+	size_t n;
+
+	*ring = NULL;
+	if (!json_object_is_type(rings, json_type_array)) {
+		*why = "no \"rings\" array";
+		return -EINVAL;
+	}
+	n = json_object_array_length(rings);
+	for (size_t i = 0; i < n; i++) {
+		struct json_object *r = json_object_array_get_idx(rings, i);
+		int64_t p, f;
+
+		if (jget_i64(r, "pid", &p) && jget_i64(r, "fd", &f) && p == pid && f == fd) {
+			*ring = r;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+/* an escaped string field, or "-"; NULL only on ENOMEM */
+static char *rv_esc(struct json_object *o, const char *key, bool quote)
+{
+	char *s = jget_esc(o, key, quote);
+
+	if (s || json_object_is_type(jget(o, key), json_type_string))
+		return s;
+	return strdup("-");
+}
+
+/* a string field with something in it: a line of the header, else nothing */
+static int rv_opt_line(FILE *out, const char *name, struct json_object *o, const char *key)
+{
+	struct json_object *v = jget(o, key);
+	char *s;
+
+	if (!json_object_is_type(v, json_type_string) || !json_object_get_string_len(v))
+		return 0;
+	/* the daemon's prose: quotes stay readable, control bytes cannot break lines */
+	s = cli_escape(json_object_get_string(v), json_object_get_string_len(v), false);
+	if (!s)
+		return -ENOMEM;
+	fprintf(out, "%-*s%s\n", RV_KEY_W, name, s);
+	free(s);
+	return 0;
+}
+
+static void rv_i64_or_dash(FILE *out, struct json_object *o, const char *key)
+{
+	int64_t v;
+
+	if (jget_i64(o, key, &v))
+		fprintf(out, "%" PRId64, v);
+	else
+		fputc('-', out);
+}
+
+static void rv_napi(FILE *out, struct json_object *napi)
+{
+	uint64_t us;
+	char *track;
+	int prefer;
+
+	fprintf(out, "%-*s", RV_KEY_W, "NAPI");
+	switch (jget_bool(napi, "enabled")) {
+	case 0:
+		fprintf(out, "off\n");
+		return;
+	case 1:
+		break;
+	default:
+		fprintf(out, "-\n");
+		return;
+	}
+	fprintf(out, "on, timeout ");
+	if (jget_u64(napi, "busy_poll_us", &us))
+		fprintf(out, "%" PRIu64 "us", us);
+	else
+		fputc('-', out);
+	prefer = jget_bool(napi, "prefer_busy_poll");
+	fprintf(out, ", prefer %s", prefer < 0 ? "-" : prefer ? "on" : "off");
+	track = jget_esc(napi, "tracking", true);
+	fprintf(out, ", tracking %s\n", track ? track : "-");
+	free(track);
+}
+
+static int rv_header(struct json_object *ring, FILE *out)
+{
+	struct json_object *tuning = jget(ring, "tuning");
+	char *comm = rv_esc(ring, "comm", true);
+	char *flags = status_cell_flags(ring);
+	char *ids = status_cell_ids(ring, "napi_ids");
+	char *kids = status_cell_ids(ring, "kernel_napi_ids");
+	char *managed = rv_esc(ring, "managed_by", true);
+	char *tunable = status_cell_tunable(ring);
+	int err = -ENOMEM;
+
+	if (!comm || !flags || !ids || !kids || !managed || !tunable)
+		goto out;
+
+	fprintf(out, "pid ");
+	rv_i64_or_dash(out, ring, "pid");
+	fprintf(out, "  comm %s  fd ", comm);
+	rv_i64_or_dash(out, ring, "fd");
+	fputc('\n', out);
+	fprintf(out, "%-*s%s\n", RV_KEY_W, "setup flags", flags);
+	rv_napi(out, jget(ring, "napi"));
+	fprintf(out, "%-*sseen %s, busy-polled %s\n", RV_KEY_W, "NAPI IDs", ids, kids);
+	fprintf(out, "%-*s%s", RV_KEY_W, "managed by", managed);
+	if (jget_bool(tuning, "pinned") > 0)
+		fprintf(out, ", pinned by uringtune set");
+	if (jget_bool(tuning, "hands_off") > 0)
+		fprintf(out, ", left alone since uringtune reset");
+	fputc('\n', out);
+	fprintf(out, "%-*s%s\n", RV_KEY_W, "tunable", tunable);
+	err = rv_opt_line(out, "last decision", tuning, "last_decision");
+	if (!err)
+		err = rv_opt_line(out, "tuning error", tuning, "error");
+out:
+	free(comm);
+	free(flags);
+	free(ids);
+	free(kids);
+	free(managed);
+	free(tunable);
+	return err;
+}
+
+static int rv_digits(uint64_t v)
+{
+	int n = 1;
+
+	while (v >= 10) {
+		v /= 10;
+		n++;
+	}
+	return n;
+}
+
+static void rv_bar(FILE *out, char c, int len, int width)
+{
+	fputc('|', out);
+	for (int i = 0; i < width; i++)
+		fputc(i < len ? c : ' ', out);
+	fputs("|\n", out);
+}
+
+/* waits that blocked, and how they ended: a bar each, the total is full width */
+static void rv_waits(struct json_object *ring, FILE *out, int width)
+{
+	struct json_object *waits = jget(ring, "waits");
+	uint64_t total, v[2];
+	static const char *const name[2] = { "no sleep", "slept" };
+	int cw, bw;
+
+	fprintf(out, "%-*s", RV_KEY_W, "waits");
+	if (!jget_u64(waits, "total", &total)) {
+		fprintf(out, "-\n");
+		return;
+	}
+	fprintf(out, "%" PRIu64 " blocked\n", total);
+	if (!total)
+		return;
+	if (!jget_u64(waits, "no_sleep", &v[0]) || v[0] > total)
+		return;
+	/* an older daemon may lack "slept": it is the rest */
+	if (!jget_u64(waits, "slept", &v[1]))
+		v[1] = total - v[0];
+
+	cw = rv_digits(total);
+	/* "  no sleep  " count "  " "100.0%" " |" bar "|" */
+	bw = width - (2 + 8 + 2 + cw + 2 + 6 + 2 + 1);
+	if (bw < RV_BAR_MIN)
+		bw = RV_BAR_MIN;
+	for (int i = 0; i < 2; i++) {
+		fprintf(out, "  %-8s  %*" PRIu64 "  %5.1f%% ", name[i], cw, v[i],
+			(double)v[i] * 100.0 / (double)total);
+		rv_bar(out, '#', rv_bar_len(v[i], total, bw), bw);
+	}
+}
+
+/*
+ * The timed paid-off windows, one line per slot from the lowest to the
+ * highest used; nothing when none was timed.
+ */
+static void rv_hist(struct json_object *bp, FILE *out, int width)
+{
+	struct json_object *arr = jget(bp, "hist_log2_ns");
+	uint64_t count[RV_HIST_SLOTS] = { 0 }, max = 0, sum = 0, time_ns;
+	int lo = -1, hi = -1, lw = (int)strlen("duration"), cw = (int)strlen("count"), bw;
+	size_t n;
+	char label[48], avg[24];
+
+	if (!json_object_is_type(arr, json_type_array))
+		return;
+	n = json_object_array_length(arr);
+	if (n > RV_HIST_SLOTS)
+		n = RV_HIST_SLOTS;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c;
+
+		if (!jval_u64(json_object_array_get_idx(arr, i), &c) || !c)
+			continue;
+		count[i] = c;
+		if (lo < 0)
+			lo = (int)i;
+		hi = (int)i;
+		if (c > max)
+			max = c;
+		sum = sum + c < sum ? UINT64_MAX : sum + c;
+	}
+	if (lo < 0)
+		return;
+
+	fprintf(out, "paid-off windows by length (a 1-in-16 sample: %" PRIu64 " timed", sum);
+	if (jget_u64(bp, "time_ns", &time_ns) && time_ns) {
+		rv_duration(time_ns / sum, avg, sizeof(avg));
+		fprintf(out, ", %s on average", avg);
+	}
+	fprintf(out, "):\n");
+
+	for (int i = lo; i <= hi; i++) {
+		int l;
+
+		rv_slot_label((unsigned int)i, label, sizeof(label));
+		l = (int)strlen(label);
+		if (l > lw)
+			lw = l;
+	}
+	if (rv_digits(max) > cw)
+		cw = rv_digits(max);
+	/* label " : " count " |" bar "|" */
+	bw = width - (lw + 3 + cw + 2 + 1);
+	if (bw < RV_BAR_MIN)
+		bw = RV_BAR_MIN;
+
+	fprintf(out, "%*s : %*s  distribution\n", lw, "duration", cw, "count");
+	for (int i = lo; i <= hi; i++) {
+		rv_slot_label((unsigned int)i, label, sizeof(label));
+		fprintf(out, "%*s : %*" PRIu64 " ", lw, label, cw, count[i]);
+		rv_bar(out, '*', rv_bar_len(count[i], max, bw), bw);
+	}
+}
+
+static bool rv_hist_empty(struct json_object *bp)
+{
+	struct json_object *arr = jget(bp, "hist_log2_ns");
+	size_t n;
+
+	if (!json_object_is_type(arr, json_type_array))
+		return true;
+	n = json_object_array_length(arr);
+	for (size_t i = 0; i < n && i < RV_HIST_SLOTS; i++) {
+		uint64_t c;
+
+		if (jval_u64(json_object_array_get_idx(arr, i), &c) && c)
+			return false;
+	}
+	return true;
+}
+
+/* how many windows busy-polled and paid off; then the lengths of those that paid */
+static void rv_busy(struct json_object *ring, FILE *out, int width)
+{
+	struct json_object *bp = jget(ring, "busy_poll");
+	uint64_t windows, paid = 0;
+	bool have_paid;
+	double rate;
+
+	fprintf(out, "%-*s", RV_KEY_W, "busy polling");
+	if (!jget_u64(bp, "windows", &windows)) {
+		fprintf(out, "-\n");
+		rv_hist(bp, out, width);
+		return;
+	}
+	if (!windows) {
+		fprintf(out, "no window yet\n");
+		rv_hist(bp, out, width);
+		return;
+	}
+	fprintf(out, "%" PRIu64 " window%s", windows, windows == 1 ? "" : "s");
+	have_paid = jget_u64(bp, "paid_off", &paid) && paid <= windows;
+	if (have_paid) {
+		if (!jget_num(bp, "hit_rate", &rate))
+			rate = (double)paid / (double)windows;
+		fprintf(out, ": %" PRIu64 " paid off (%.1f%%)\n", paid, rate * 100.0);
+		fprintf(out, "%-*s%" PRIu64 " did not pay off: each lasted the whole timeout\n",
+			RV_KEY_W, "", windows - paid);
+	} else {
+		fputc('\n', out);
+	}
+	if (!rv_hist_empty(bp))
+		rv_hist(bp, out, width);
+	else if (have_paid && paid)
+		fprintf(out, "paid-off windows by length: none timed yet (a 1-in-16 sample)\n");
+}
+
+int rv_print(struct json_object *ring, FILE *out, int width)
+{
+	int err;
+
+	if (width < RV_WIDTH_MIN)
+		width = RV_WIDTH_MIN;
+	err = rv_header(ring, out);
+	if (err)
+		return err;
+	fputc('\n', out);
+	rv_waits(ring, out, width);
+	fputc('\n', out);
+	rv_busy(ring, out, width);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,142 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# uringtune status --ring PID:FD and --watch: the one-ring view shows the
+# ring's header; with real NAPI traffic its histogram of paid-off busy-poll
+# windows has non-empty slots; --ring --json is that ring's object; --watch
+# draws a frame a second, exits 0 on SIGINT and keeps going while the daemon
+# is away; an unknown ring and a bad --ring are one line each, exit 1 and 2.
+. "$(dirname "$0")/../lib.sh"
+
+U=("$B/uringtune" --socket "$SOCK")
+
+# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
+expect_error() {
+	local want=$1 re=$2 rc=0
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" || rc=$?
+	echo "\$ $* -> exit $rc: $(cat "$T/err")"
+	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
+	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
+	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
+}
+
+# has FILE REGEX: FILE has a line matching REGEX
+has() {
+	grep -qE "$2" "$1" || { cat "$1"; fail "no line /$2/ in $1"; }
+}
+
+netns_setup
+start_daemon
+
+# --- a quiet ring: the header
+bg "$B/ringhold" --flags single-issuer >"$T/hold.out"
+wait_line "$T/hold.out" '^ready'
+read -r pid fd <<<"$(ring_of "$T/hold.out")"
+expect_ring "$pid" "$fd" '.comm == "ringhold"'
+"${U[@]}" status --ring "$pid:$fd" >"$T/view"
+cat "$T/view"
+has "$T/view" "^pid $pid  comm ringhold  fd $fd\$"
+has "$T/view" '^setup flags +SINGLE_ISSUER$'
+has "$T/view" '^NAPI +off$'
+has "$T/view" '^managed by +none$'
+has "$T/view" '^tunable +no: .*SINGLE_ISSUER'
+has "$T/view" '^waits +0 blocked$'
+has "$T/view" '^busy polling +no window yet$'
+
+# --json: that ring's object, nothing else
+"${U[@]}" status --ring "$pid:$fd" --json >"$T/one.json"
+jq -e --argjson pid "$pid" --argjson fd "$fd" \
+	'.pid == $pid and .fd == $fd and .comm == "ringhold" and has("busy_poll") and
+	 (has("rings") | not)' "$T/one.json" >/dev/null ||
+	fail "--ring --json is not the ring's object: $(cat "$T/one.json")"
+
+# --- errors: one line each
+expect_error 1 "^uringtune: no ring at pid $pid fd 999\$" "${U[@]}" status --ring "$pid:999"
+expect_error 2 "^uringtune: --ring: expected PID:FD, got 'x'" "${U[@]}" status --ring x
+expect_error 2 "^uringtune: --ring: expected PID:FD, got '1:-2'" "${U[@]}" status --ring=1:-2
+expect_error 2 "go with status only" "${U[@]}" reset --watch
+
+# --- real traffic: a ping-pong busy-polling 50 us on both rings
+bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
+	--napi-busy-poll-us 50 >"$T/server.out"
+wait_line "$T/server.out" '^ring '
+bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
+	--count 20000 --napi-busy-poll-us 50 --linger 60 >"$T/client.out"
+wait_line "$T/client.out" '^rtt ' 60
+read -r cpid cfd <<<"$(ring_of "$T/client.out")"
+expect_ring "$cpid" "$cfd" '.busy_poll.paid_off > 0 and (.busy_poll.hist_log2_ns | add) > 0'
+
+COLUMNS=100 "${U[@]}" status --ring "$cpid:$cfd" >"$T/view"
+cat "$T/view"
+has "$T/view" "^pid $cpid  comm pingpong  fd $cfd\$"
+has "$T/view" '^NAPI +on, timeout 50us, prefer off, tracking dynamic$'
+has "$T/view" '^managed by +app$'
+has "$T/view" '^waits +[1-9][0-9]* blocked'
+has "$T/view" '^  no sleep +[0-9]+ +[0-9.]+% \|#+ *\|$'
+has "$T/view" '^busy polling +[1-9][0-9]* windows: [1-9][0-9]* paid off'
+has "$T/view" 'did not pay off'
+has "$T/view" '1-in-16 sample'
+# slot lines: "8.2us-16.4us :  1200 |****   |", at least one with a count
+slot='^ *[0-9.]+[num]?s-[0-9.]+[num]?s : +[0-9]+ \|[* ]+\|$'
+has "$T/view" "$slot"
+grep -E "$slot" "$T/view" | grep -qE ': +[1-9][0-9]* \|\*' ||
+	fail "no histogram line with a count"
+# the bars fit the width asked for, and the largest count fills its bar
+awk 'length($0) > 100 && /\|$/ { exit 1 }' "$T/view" || fail "a bar line is wider than 100"
+grep -E "$slot" "$T/view" | grep -qE '\|\*+\|$' || fail "no full-width bar"
+
+# --- --watch: a frame a second, SIGINT exits 0 (--preserve-status: the
+# status is uringtune's own, not timeout's 124)
+rc=0
+timeout --preserve-status -s INT 2.5 "${U[@]}" status --watch >"$T/watch" 2>"$T/watch.err" || rc=$?
+cat "$T/watch"
+[ "$rc" = 0 ] || fail "status --watch stopped by SIGINT exited $rc: $(cat "$T/watch.err")"
+[ ! -s "$T/watch.err" ] || fail "status --watch wrote to stderr: $(cat "$T/watch.err")"
+frames=$(grep -cE '^uringtune status - [0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8}$' "$T/watch")
+[ "$frames" -ge 2 ] || fail "status --watch drew $frames frames in 2.5 s"
+grep -qE '^PID +COMM' "$T/watch" || fail "no table in the --watch frames"
+# not a terminal: no escape sequences, a blank line after each frame
+! grep -q $'\033' "$T/watch" || fail "escape sequences in --watch output to a file"
+[ "$(grep -c '^$' "$T/watch")" -ge "$frames" ] || fail "frames not separated by blank lines"
+
+# --ring --watch --json: one line of JSON per frame, each that ring
+rc=0
+timeout --preserve-status -s INT 2.5 "${U[@]}" status --watch --json --ring "$cpid:$cfd" \
+	>"$T/watch.json" || rc=$?
+[ "$rc" = 0 ] || fail "status --watch --json exited $rc"
+[ "$(wc -l <"$T/watch.json")" -ge 2 ] || fail "fewer than 2 JSON lines: $(cat "$T/watch.json")"
+jq -e --argjson pid "$cpid" '.pid == $pid' "$T/watch.json" >/dev/null ||
+	fail "a --watch --json line is not the ring"
+
+# SIGTERM stops it too
+rc=0
+timeout --preserve-status -s TERM 1.5 "${U[@]}" status --watch --ring "$cpid:$cfd" \
+	>"$T/watch" || rc=$?
+[ "$rc" = 0 ] || fail "status --watch stopped by SIGTERM exited $rc"
+has "$T/watch" "^uringtune status --ring $cpid:$cfd - "
+has "$T/watch" "^pid $cpid  comm pingpong"
+
+# --- the daemon goes away: --watch says so and keeps trying
+"${U[@]}" status --watch >"$T/watch" 2>"$T/watch.err" &
+watch_pid=$!
+BG_PIDS+=("$watch_pid")
+wait_line "$T/watch" '^PID +COMM' 5
+stop_daemon
+wait_line "$T/watch" "cannot connect to $SOCK: .*\\(retrying\\)\$" 5
+retried_twice() { [ "$(grep -c 'retrying' "$T/watch")" -ge 2 ]; }
+wait_for 5 retried_twice ||
+	fail "status --watch did not keep retrying"
+kill -0 "$watch_pid" || fail "status --watch exited when the daemon went away"
+start_daemon
+frames() { grep -cE '^PID +COMM' "$T/watch" || true; }
+n=$(frames)
+more_frames() { [ "$(frames)" -gt "$n" ]; }
+wait_for 5 more_frames ||
+	fail "status --watch did not pick the daemon up again"
+rc=0
+kill -INT "$watch_pid"
+wait "$watch_pid" || rc=$?
+[ "$rc" = 0 ] || fail "status --watch exited $rc on SIGINT"
+[ ! -s "$T/watch.err" ] || fail "status --watch wrote to stderr: $(cat "$T/watch.err")"
+echo "ok: --ring header and histogram, --watch frames, retry and SIGINT"
