@@ -4,6 +4,7 @@
 # make check      install missing packages, build, run every test
 # make run        install missing packages, build, run the daemon in the foreground
 # make bench      benchmarks (not tests), results under bench/results/
+# make install    install under $(DESTDIR)$(PREFIX) (see "install" below)
 
 BUILD		?= build
 CC		?= gcc
@@ -11,6 +12,19 @@ CLANG		?= clang
 BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PKG_CONFIG	?= pkg-config
 CONFIG		?= config/uringtune.ini
+
+# make install: DESTDIR stages the tree (no root needed), PREFIX moves it
+PREFIX		?= /usr
+SBINDIR		?= $(PREFIX)/sbin
+BINDIR		?= $(PREFIX)/bin
+MANDIR		?= $(PREFIX)/share/man
+SYSCONFDIR	?= /etc
+# Debian's systemd 252: /lib/systemd/system
+UNITDIR		?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || \
+			   echo /lib/systemd/system)
+INSTALL		?= install
+MAN8		:= man/uringtuned.8 man/uringtune.8
+MAN5		:= man/uringtune.ini.5
 
 # kernel-style quiet build; V=1 shows the commands
 ifeq ($(V),1)
@@ -54,11 +68,11 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
-TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold
+TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
-.PHONY: all deps check run bench clean
+.PHONY: all deps check run bench clean install
 .DELETE_ON_ERROR:
 .SECONDARY:
 
@@ -108,6 +122,11 @@ $(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
+# the service manager's end of NOTIFY_SOCKET, for tests: libc only
+$(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
 $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(DAEMON_LIB_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
@@ -126,5 +145,37 @@ bench: deps
 
 clean:
 	rm -rf $(BUILD)
+
+# The unit's paths follow SBINDIR and SYSCONFDIR. An existing
+# SYSCONFDIR/uringtune/uringtune.ini is never overwritten: the shipped one
+# goes next to it as uringtune.ini.dist, to compare by hand. Man pages are
+# gzipped as Debian does (-n: no name or time stamp, reproducible).
+install: $(BUILD)/uringtuned $(BUILD)/uringtune
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/uringtune $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
+	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/uringtuned)
+	$(Q)$(INSTALL) -m 0755 $(BUILD)/uringtuned $(DESTDIR)$(SBINDIR)/uringtuned
+	$(call msg,INSTALL,$(DESTDIR)$(BINDIR)/uringtune)
+	$(Q)$(INSTALL) -m 0755 $(BUILD)/uringtune $(DESTDIR)$(BINDIR)/uringtune
+	$(call msg,INSTALL,$(DESTDIR)$(UNITDIR)/uringtune.service)
+	$(Q)sed -e 's|/usr/sbin/uringtuned|$(SBINDIR)/uringtuned|' \
+		-e 's|/etc/uringtune/|$(SYSCONFDIR)/uringtune/|' \
+		systemd/uringtune.service >$(DESTDIR)$(UNITDIR)/uringtune.service
+	$(Q)chmod 0644 $(DESTDIR)$(UNITDIR)/uringtune.service
+	$(Q)conf=$(DESTDIR)$(SYSCONFDIR)/uringtune/uringtune.ini; \
+	if [ -e "$$conf" ]; then \
+		printf '  %-8s %s\n' INSTALL "$$conf.dist"; \
+		$(INSTALL) -m 0644 config/uringtune.ini "$$conf.dist" || exit 1; \
+		echo "install: kept the existing $$conf; the shipped one is $$conf.dist"; \
+	else \
+		printf '  %-8s %s\n' INSTALL "$$conf"; \
+		$(INSTALL) -m 0644 config/uringtune.ini "$$conf" || exit 1; \
+	fi
+	$(Q)for m in $(MAN8:%=8:%) $(MAN5:%=5:%); do \
+		sec=$${m%%:*}; m=$${m#*:}; \
+		dst=$(DESTDIR)$(MANDIR)/man$$sec/$${m##*/}.gz; \
+		printf '  %-8s %s\n' INSTALL "$$dst"; \
+		gzip -9 -n -c $$m >"$$dst" && chmod 0644 "$$dst" || exit 1; \
+	done
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
