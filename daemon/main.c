@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <systemd/sd-daemon.h>
@@ -22,6 +23,7 @@
 #include "control.h"
 #include "daemon.h"
 #include "inventory.h"
+#include "export.h"
 #include "log.h"
 #include "tuning.h"
 
@@ -32,6 +34,7 @@ struct loop {
 	sd_event *event;
 	sd_event_source *tick;
 	int control_fd;
+	char status[128];	/* last STATUS= sent to the service manager */
 };
 
 static void usage(FILE *f)
@@ -65,6 +68,35 @@ static bool has_bpf_privileges(void)
 #undef HAS
 }
 
+/*
+ * STATUS= for `systemctl status`: the mode and ring counts, e.g. "tune mode:
+ * 12 rings, 3 tuned by uringtune, 1 managed by apps". Sent only when it
+ * changed (or with @force, which READY=1 needs after a reload), so the
+ * service manager does not get a message every tick. Without NOTIFY_SOCKET
+ * sd_notify() does nothing.
+ */
+static void notify_status(struct loop *l, const char *also, bool force)
+{
+	struct ut_daemon *d = l->d;
+	size_t i, tuned = 0, app = 0;
+	struct ut_ring *ring;
+	char status[sizeof(l->status)];
+
+	registry_for_each(&d->reg, i, ring) {
+		if (ring->managed_by == UT_MANAGED_URINGTUNE)
+			tuned++;
+		else if (ring->managed_by == UT_MANAGED_APP)
+			app++;
+	}
+	snprintf(status, sizeof(status), "%s mode: %zu ring%s, %zu tuned by uringtune, "
+		 "%zu managed by apps", config_mode_name(d->cfg.mode), d->reg.count,
+		 d->reg.count == 1 ? "" : "s", tuned, app);
+	if (!force && !strcmp(status, l->status))
+		return;
+	memcpy(l->status, status, sizeof(status));
+	sd_notifyf(0, "%s%sSTATUS=%s", also ? also : "", also ? "\n" : "", status);
+}
+
 static int on_events(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct loop *l = arg;
@@ -89,6 +121,8 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	inventory_refresh_stats(l->d);
 	tuning_tick(l->d);
 	tuning_flush(l->d);
+	export_tick(l->d);
+	notify_status(l, NULL, false);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
 	return 0;
@@ -108,9 +142,12 @@ static int on_control(sd_event_source *s, int fd, uint32_t revents, void *arg)
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
-	(void)arg;
+	struct loop *l = arg;
+
 	log_info("received %s, stopping", strsignal(si->ssi_signo));
-	sd_notify(0, "STOPPING=1");
+	/* main() restores the rings once the loop has returned */
+	sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: restoring %zu ring%s uringtune changed",
+		   l->d->journal.n, l->d->journal.n == 1 ? "" : "s");
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
@@ -120,10 +157,18 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	struct loop *l = arg;
 	struct ut_daemon *d = l->d;
 	struct ut_config next;
+	struct timespec now;
 	char err[512];
 
 	(void)s, (void)si;
-	sd_notify(0, "RELOADING=1");
+	/*
+	 * MONOTONIC_USEC is what Type=notify-reload (systemd 253+) wants with
+	 * RELOADING=1; older managers ignore it.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading %s",
+		   (unsigned long long)now.tv_sec * 1000000ULL + now.tv_nsec / 1000,
+		   d->config_path);
 	if (config_load(d->config_path, &next, err, sizeof(err))) {
 		log_err("reload refused, keeping the running configuration: %s", err);
 		goto out;
@@ -142,21 +187,14 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	log_set_level(d->cfg.log_level);
 	log_info("configuration reloaded from %s", d->config_path);
 out:
-	sd_notify(0, "READY=1");
+	notify_status(l, "READY=1", true);
 	return 0;
 }
 
 static int run_loop(struct loop *l)
 {
 	struct ut_daemon *d = l->d;
-	sigset_t mask;
 	int ret;
-
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, NULL);
 
 	ret = sd_event_default(&l->event);
 	if (ret < 0)
@@ -171,10 +209,25 @@ static int run_loop(struct loop *l)
 					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)
 		goto out;
 
-	sd_notifyf(0, "READY=1\nSTATUS=%s mode, %zu rings", config_mode_name(d->cfg.mode),
-		   d->reg.count);
+	/* BPF is attached and the journal settled (main()): ready */
+	notify_status(l, "READY=1", true);
 	log_info("ready: mode %s, %zu rings, control socket %s", config_mode_name(d->cfg.mode),
 		 d->reg.count, d->cfg.socket_path);
+
+	/*
+	 * With WATCHDOG_USEC set (WatchdogSec=) and WATCHDOG_PID unset or ours,
+	 * sd-event sends WATCHDOG=1 every half to three quarters of the
+	 * interval, from the loop itself: a stuck loop stops the pings. The
+	 * first one goes out at once, after READY=1.
+	 */
+	ret = sd_event_set_watchdog(l->event, true);
+	if (ret < 0)
+		log_warn("watchdog: %s: the service manager's WatchdogSec= will not be honoured",
+			 strerror(-ret));
+	else if (ret > 0)
+		log_info("watchdog: WATCHDOG_USEC=%s, WATCHDOG=1 sent from the event loop",
+			 getenv("WATCHDOG_USEC"));
+
 	ret = sd_event_loop(l->event);
 out:
 	sd_event_source_unref(l->tick);
@@ -198,6 +251,7 @@ int main(int argc, char **argv)
 	const char *mode_arg = NULL;
 	bool verbose = false;
 	struct utsname uts;
+	sigset_t sigs;
 	char err[512];
 	int opt, ret;
 
@@ -254,6 +308,17 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	/*
+	 * Blocked from here: sd-event takes them as events later, and a stop
+	 * requested while the first rings are being changed waits for the
+	 * loop, which restores them, instead of killing the daemon mid-way.
+	 */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	sigprocmask(SIG_BLOCK, &sigs, NULL);
+
 	d.self_pid = getpid();
 	if (uname(&uts) == 0)
 		snprintf(d.kernel, sizeof(d.kernel), "%s", uts.release);
@@ -291,6 +356,7 @@ int main(int argc, char **argv)
 	tuning_settle_journal(&d);
 	tuning_tick(&d);
 	tuning_flush(&d);
+	export_tick(&d);
 
 	l.control_fd = control_listen(d.cfg.socket_path, err, sizeof(err));
 	if (l.control_fd < 0) {
@@ -309,6 +375,7 @@ int main(int argc, char **argv)
 
 	control_close(l.control_fd, d.cfg.socket_path);
 out_trace:
+	export_stop(&d);
 	/* restore every ring uringtune changed, whatever stopped the loop */
 	if (d.journal.n && tuning_restore_all(&d))
 		ret = 1;

@@ -4,13 +4,15 @@
 # Install the Debian packages uringtune needs to build, run and test.
 # Idempotent: installs only what is missing. `--check` lists what is
 # missing and exits 1 if anything is, installing nothing.
-set -eu
+set -u
 
 # build: compilers, BPF toolchain, libraries
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libsystemd-dev libinih-dev libjson-c-dev liburing-dev"
 # run and test: network namespaces, NIC offloads, JSON in shell tests, setpriv
 PKGS="$PKGS iproute2 ethtool jq util-linux procps"
+# test the service: systemd-analyze, promtool, node_exporter, curl, man pages
+PKGS="$PKGS systemd prometheus prometheus-node-exporter curl groff-base man-db strace"
 
 missing=""
 for p in $PKGS; do
@@ -35,6 +37,18 @@ fi
 
 echo "deps: installing:$missing"
 export DEBIAN_FRONTEND=noninteractive
+# packages like prometheus start their daemons on install: not here, the
+# tests start their own (policy-rc.d 101 = "do not start")
+policy=/usr/sbin/policy-rc.d
+own_policy=
+if [ ! -e "$policy" ]; then
+	printf '#!/bin/sh\nexit 101\n' >"$policy"
+	chmod 755 "$policy"
+	own_policy=1
+fi
 apt-get update -qq
 # shellcheck disable=SC2086
 apt-get install -y -qq --no-install-recommends $missing
+rc=$?
+[ -z "$own_policy" ] || rm -f "$policy"
+exit $rc

@@ -41,6 +41,9 @@ cleanup() {
 	for p in "${NETNS[@]}"; do
 		ip netns del "$p" 2>/dev/null || true
 	done
+	# mounts a test made under its directory (tmpfs for read-only cases)
+	awk -v t="$T/" 'index($2, t) == 1 {print $2}' /proc/mounts | sort -r |
+		while read -r m; do umount -l "$m" 2>/dev/null || true; done
 	rm -rf "$T"
 	exit $rc
 }
@@ -63,10 +66,13 @@ wait_for() {
 	done
 }
 
-# the shipped configuration with this test's socket and state directory
+# the shipped configuration with this test's socket, state and export
+# directories (never the host's)
 write_config() {
+	mkdir -p "$T/textfile"
 	sed -e "s|^socket = .*|socket = $SOCK|" \
 	    -e "s|^state_dir = .*|state_dir = $T/state|" \
+	    -e "s|^textfile_dir = .*|textfile_dir = $T/textfile|" \
 	    config/uringtune.ini >"$CONF"
 	local kv
 	for kv in "$@"; do

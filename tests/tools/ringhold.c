@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -58,6 +59,7 @@ struct opts {
 	unsigned int napi_us;		/* 0 = no NAPI registration */
 	bool napi_prefer;
 	bool napi_later;		/* register only on SIGUSR2 */
+	const char *comm;		/* process name to take, any bytes */
 	bool have_hold;
 	unsigned int hold_s;
 	unsigned int churn;		/* 0 = hold rings instead */
@@ -74,6 +76,7 @@ static void usage(FILE *f)
 		"  --napi-busy-poll-us N   register NAPI busy polling (dynamic tracking) on each ring\n"
 		"  --napi-prefer           set prefer_busy_poll in that registration\n"
 		"  --napi-later            register it only on SIGUSR2, not at setup\n"
+		"  --comm NAME             take this process name first (up to 15 bytes, any bytes)\n"
 		"  --hold SECONDS          hold that long, then exit (default: until SIGINT/SIGTERM)\n"
 		"  --churn N               create and close a ring N times, then hold only if --hold\n"
 		"While holding: SIGUSR1 closes the rings and opens new ones (same fds),\n"
@@ -109,6 +112,7 @@ enum {
 	OPT_NAPI_PREFER,
 	OPT_HOLD,
 	OPT_NAPI_LATER,
+	OPT_COMM,
 	OPT_CHURN,
 };
 
@@ -119,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "napi-prefer",	no_argument,		NULL, OPT_NAPI_PREFER },
 	{ "hold",		required_argument,	NULL, OPT_HOLD },
 	{ "napi-later",		no_argument,		NULL, OPT_NAPI_LATER },
+	{ "comm",		required_argument,	NULL, OPT_COMM },
 	{ "churn",		required_argument,	NULL, OPT_CHURN },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
@@ -157,6 +162,11 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			break;
 		case OPT_NAPI_LATER:
 			o->napi_later = true;
+			break;
+		case OPT_COMM:
+			if (!optarg[0] || strlen(optarg) > 15)
+				tool_usage_error("--comm: expected 1 to 15 bytes, got %zu", strlen(optarg));
+			o->comm = optarg;
 			break;
 		case OPT_CHURN:
 			o->churn = tool_parse_ulong("--churn", optarg, 1, UINT32_MAX,
@@ -363,6 +373,11 @@ int main(int argc, char **argv)
 
 	tool_prog = PROG;
 	parse_args(argc, argv, &o);
+	/* names with quotes, backslashes, newlines: what escaping must survive */
+	if (o.comm && prctl(PR_SET_NAME, o.comm, 0, 0, 0)) {
+		fprintf(stderr, PROG ": prctl(PR_SET_NAME): %s\n", strerror(errno));
+		return EXIT_RUNTIME;
+	}
 
 	/* blocked for good: hold() collects them with sigtimedwait, a clean exit */
 	sigemptyset(&sigs);

@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Acceptance 4e: export directory missing or read-only: one clear error, no
+# repetition, and the daemon keeps observing and tuning; export resumes by
+# itself once the directory is writable.
+. "$(dirname "$0")/../lib.sh"
+
+for kind in missing readonly; do
+	dir=$T/$kind
+	if [ "$kind" = readonly ]; then
+		mkdir -p "$dir"
+		mount -t tmpfs -o ro,size=64k none "$dir" || fail "cannot mount a read-only tmpfs"
+	fi
+	start_daemon mode=tune textfile_dir="$dir"
+	bg "$B/ringhold" >"$T/$kind.out"
+	wait_line "$T/$kind.out" '^ready'
+	read -r pid fd < <(ring_of "$T/$kind.out")
+	# still tuning, still answering
+	expect_napi "$pid" "$fd" '^enabled/' 5
+	expect_ring "$pid" "$fd" '.managed_by == "uringtune"'
+	sleep 2.5	# a few ticks
+	errs=$(grep -c "error: .*$dir" "$T/daemon.log" || true)
+	grep "error: .*$dir" "$T/daemon.log"
+	[ "$errs" = 1 ] || fail "$kind: $errs error lines about $dir, expected exactly 1"
+	status_json | jq -e '.daemon.export_errors > 0' >/dev/null || fail "status does not count export errors"
+
+	# writable again: the export resumes on its own
+	if [ "$kind" = readonly ]; then
+		umount "$dir"
+	else
+		mkdir -p "$dir"
+	fi
+	wait_for 3 test -s "$dir/uringtune.prom" || fail "$kind: export did not resume"
+	grep -q 'resumed' "$T/daemon.log" || fail "$kind: resumption not logged"
+	stop_daemon
+	[ ! -e "$dir/uringtune.prom" ] || fail "stopped daemon left stale metrics in $dir"
+	echo "$kind: one error line, kept tuning, resumed, file removed at stop"
+	kill -TERM "$pid"
+done
