@@ -175,6 +175,27 @@ static __always_inline void read_napi_state(struct io_ring_ctx *ctx,
 	}
 }
 
+#define IORING_SETUP_REGISTERED_FD_ONLY	(1U << 15)
+
+/*
+ * The inode of the file at @fd in the current task's table: what proves a
+ * ring's identity before uringtune acts on it. Read here, the daemon needs
+ * no right to search other users' /proc/PID/fd.
+ */
+static __always_inline __u64 fd_inode(int fd)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct fdtable *fdt = BPF_CORE_READ(task, files, fdt);
+	struct file **fds, *file = NULL;
+
+	if (fd < 0 || (unsigned int)fd >= BPF_CORE_READ(fdt, max_fds))
+		return 0;
+	fds = BPF_CORE_READ(fdt, fd);
+	if (bpf_probe_read_kernel(&file, sizeof(file), &fds[fd]) || !file)
+		return 0;
+	return BPF_CORE_READ(file, f_inode, i_ino);
+}
+
 static __always_inline void leader_comm(char *comm)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
@@ -296,6 +317,9 @@ int BPF_PROG(on_ring_create, int fd, void *ctxp, __u32 sq_entries,
 	ev->setup_flags = flags;
 	read_napi_state(ring, &ev->napi);
 	ev->start_boottime = bpf_get_current_task_btf()->group_leader->start_boottime;
+	/* REGISTERED_FD_ONLY: "fd" is an index in the ring's own table */
+	if (!(flags & IORING_SETUP_REGISTERED_FD_ONLY))
+		ev->ino = fd_inode(fd);
 	leader_comm(ev->comm);
 	bpf_ringbuf_submit(ev, 0);
 	return 0;

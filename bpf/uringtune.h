@@ -72,6 +72,7 @@ struct ut_event {
 	__u64 ctx;
 	__u64 ts_ns;
 	__u64 start_boottime;	/* RING_CREATE: process start, as in ut_ring_rec */
+	__u64 ino;		/* RING_CREATE: the ring file's inode, 0 if unknown */
 	__u32 setup_flags;
 	__u32 opcode;		/* NAPI_REGISTER: 27 register, 28 unregister */
 	__s64 ret;		/* NAPI_REGISTER: the call's result */

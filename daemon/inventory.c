@@ -20,7 +20,10 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
 
-/* inode of the ring's file; 0 if the process or fd is already gone */
+/*
+ * Inode of the ring's file, for programs too old to send it (the event
+ * carries it); 0 if the process or fd is gone or /proc/PID/fd not ours to read.
+ */
 static uint64_t ring_ino(pid_t pid, int fd)
 {
 	char path[64];
@@ -40,7 +43,7 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 
 	switch (ev->type) {
 	case UT_EV_RING_CREATE:
-		ring = registry_on_create(&d->reg, ev, ring_ino(ev->tgid, ev->fd));
+		ring = registry_on_create(&d->reg, ev, ev->ino ? ev->ino : ring_ino(ev->tgid, ev->fd));
 		if (!ring) {
 			log_err("out of memory for ring pid=%u fd=%d", ev->tgid, ev->fd);
 			break;

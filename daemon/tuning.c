@@ -406,8 +406,8 @@ void tuning_tick(struct ut_daemon *d)
 	}
 }
 
-/* put one journaled ring back and forget it; 0, or -errno if it must stay */
-static int restore_entry(struct ut_daemon *d, const struct journal_entry *e)
+/* put one journaled ring back; 0 (done, or the ring is gone), or -errno */
+static int restore_ring(struct ut_daemon *d, const struct journal_entry *e)
 {
 	struct ut_ring *ring = registry_find(&d->reg, e->ctx);
 	struct journal_entry copy = *e;
@@ -428,7 +428,6 @@ static int restore_entry(struct ut_daemon *d, const struct journal_entry *e)
 	else
 		log_info("ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid, copy.fd,
 			 copy.enabled ? "enabled" : "disabled");
-	journal_drop(&d->journal, copy.ctx);
 	if (ring) {
 		ring->managed_by = UT_MANAGED_NONE;
 		ring->pinned = false;
@@ -441,15 +440,38 @@ static int restore_entry(struct ut_daemon *d, const struct journal_entry *e)
 	return 0;
 }
 
+/* put one journaled ring back and forget it; 0, or -errno if it must stay */
+static int restore_entry(struct ut_daemon *d, const struct journal_entry *e)
+{
+	uint64_t ctx = e->ctx;
+	int ret = restore_ring(d, e);
+
+	return ret ? ret : journal_drop(&d->journal, ctx);
+}
+
 int tuning_restore_all(struct ut_daemon *d)
 {
+	size_t n = d->journal.n, done = 0;
+	uint64_t *ctxs;
 	int failed = 0;
-	size_t i = 0;
 
-	/* restore_entry drops entries: walk from the end */
-	for (i = d->journal.n; i-- > 0;)
-		if (i < d->journal.n && restore_entry(d, &d->journal.entries[i]))
+	if (!n)
+		return 0;
+	ctxs = calloc(n, sizeof(*ctxs));
+	if (!ctxs)
+		return (int)n;
+	/* every ring first, then one journal write: a stop stays quick */
+	for (size_t i = 0; i < n; i++) {
+		if (restore_ring(d, &d->journal.entries[i]))
 			failed++;
+		else
+			ctxs[done++] = d->journal.entries[i].ctx;
+	}
+	if (journal_drop_many(&d->journal, ctxs, done)) {
+		/* restored but still journaled: the next start finds them as they were */
+		log_err("journal %s: dropping %zu restored rings failed", d->journal.path, done);
+	}
+	free(ctxs);
 	return failed;
 }
 
