@@ -51,7 +51,7 @@ CFLAGS_JSON	:= $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
 LIBS_URING	:= $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null || echo -luring)
 override CFLAGS	+= $(CFLAGS_JSON)
 
-BPF_PROGS	:= napi_trace
+BPF_PROGS	:= napi_trace iopoll_trace
 BPF_OBJS	:= $(BPF_PROGS:%=$(BUILD)/%.bpf.o)
 BPF_SKELS	:= $(BPF_PROGS:%=$(BUILD)/%.skel.h)
 
@@ -69,6 +69,7 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
+TOOLS		+= $(BUILD)/iopoll_load
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -119,6 +120,10 @@ $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 $(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/iopoll_load: $(BUILD)/tests/tools/iopoll_load.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 

@@ -94,4 +94,25 @@ struct ut_ring_rec {
 	char comm[UT_COMM_LEN];
 };
 
+/* IOPOLL rings (iopoll_trace): completion times by operation class */
+enum ut_iop_class {
+	UT_IOP_READ,
+	UT_IOP_WRITE,
+	UT_IOP_URING_CMD,
+	UT_IOP_OTHER,
+	UT_IOP_CLASSES,
+};
+
+/* value of the "iopoll_rings" hash, keyed by ring address like the rest */
+struct ut_iopoll_stats {
+	__u64 created_ns;
+	__u64 completions[UT_IOP_CLASSES];
+	/* submission to CQE, log2(ns) slots as busy_hist */
+	__u64 hist[UT_IOP_CLASSES][UT_HIST_SLOTS];
+	__u64 submitted;		/* completions + submitted - ... = in flight */
+	__u64 hybrid_poll_time_ns;	/* ctx->hybrid_poll_time (6.13+); 0 unknown */
+	__u32 setup_flags;
+	__u32 pad;
+};
+
 #endif /* UT_URINGTUNE_H */

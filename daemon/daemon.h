@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "config.h"
+#include "iopoll.h"
 #include "journal.h"
 #include "registry.h"
 #include "trace.h"
@@ -20,6 +21,7 @@ struct ut_daemon {
 	struct ut_config cfg;
 	struct ut_registry reg;
 	struct ut_trace trace;
+	struct ut_iopoll iopoll;		/* optional: IOPOLL statistics */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "inventory.h"
+#include "uring_abi.h"
 #include "log.h"
 #include "setup_flags.h"
 #include "tuning.h"
@@ -118,6 +119,7 @@ int inventory_sweep(struct ut_daemon *d)
 	registry_sweep_end(&d->reg, t0, on_remove, d);
 
 	left = trace_prune(&d->trace, keep_ctx, d, t0);
+	iopoll_prune(&d->iopoll, keep_ctx, d, t0);
 	if (left >= 0)
 		d->ring_map_entries = left;
 	d->sweeps++;
@@ -132,6 +134,9 @@ void inventory_refresh_stats(struct ut_daemon *d)
 	struct ut_ring *ring;
 	size_t i;
 
-	registry_for_each(&d->reg, i, ring)
+	registry_for_each(&d->reg, i, ring) {
 		ring->have_stats = trace_ring_stats(&d->trace, ring->ctx, &ring->stats) == 0;
+		if (ring->setup_flags & UT_SETUP_IOPOLL)
+			ring->have_iop = iopoll_ring_stats(&d->iopoll, ring->ctx, &ring->iop) == 0;
+	}
 }

@@ -345,6 +345,9 @@ int main(int argc, char **argv)
 		ret = 1;
 		goto out_journal;
 	}
+	/* IOPOLL statistics are a bonus: without them the daemon still works */
+	if (iopoll_open(&d.iopoll, d.cfg.max_rings, err, sizeof(err)))
+		log_warn("%s: IOPOLL completion times will not be reported", err);
 	ret = inventory_sweep(&d);
 	if (ret) {
 		ret = 1;
@@ -379,6 +382,7 @@ out_trace:
 	/* restore every ring uringtune changed, whatever stopped the loop */
 	if (d.journal.n && tuning_restore_all(&d))
 		ret = 1;
+	iopoll_close(&d.iopoll);
 	trace_close(&d.trace);
 out_journal:
 	tuning_fini(&d);

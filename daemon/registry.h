@@ -35,6 +35,8 @@ struct ut_ring {
 	uint32_t n_kernel_ids;
 	struct ut_ring_stats stats;	/* last copy of the BPF map value */
 	bool have_stats;
+	struct ut_iopoll_stats iop;	/* IOPOLL rings: completion times */
+	bool have_iop;
 	enum ut_managed_by managed_by;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
 

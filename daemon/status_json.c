@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Building the status reply with json-c. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "export.h"
+#include "iopoll_advice.h"
 #include "setup_flags.h"
+#include "uring_abi.h"
 #include "status_json.h"
 #include "tunable.h"
 
@@ -95,6 +98,63 @@ static struct json_object *busy_json(const struct ut_ring_stats *s)
 	return o;
 }
 
+static struct json_object *hist_json(const __u64 *hist)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		json_object_array_add(a, u64_json(hist[i]));
+	return a;
+}
+
+/* IOPOLL rings: completion times, classic or hybrid, and the advisor */
+static struct json_object *iopoll_json(const struct ut_ring *ring)
+{
+	static const char *const classes[UT_IOP_CLASSES] = {
+		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
+		[UT_IOP_URING_CMD] = "uring_cmd", [UT_IOP_OTHER] = "other",
+	};
+	static const struct ut_iopoll_stats none;
+	const struct ut_iopoll_stats *s = ring->have_iop ? &ring->iop : &none;
+	bool hybrid = ring->setup_flags & UT_SETUP_HYBRID_IOPOLL;
+	struct json_object *o = json_object_new_object();
+	struct json_object *by_op = json_object_new_object();
+	struct json_object *advice = json_object_new_object();
+	struct iopoll_summary sum;
+	struct iopoll_advice adv;
+
+	iopoll_summarize(s, &sum);
+	iopoll_advise(&sum, hybrid, s->hybrid_poll_time_ns, &adv);
+	json_object_object_add(o, "mode", json_object_new_string(hybrid ? "hybrid" : "classic"));
+	json_object_object_add(o, "completions", u64_json(sum.completions));
+	json_object_object_add(o, "in_flight", u64_json(sum.in_flight));
+	json_object_object_add(o, "p50_ns", sum.completions ? u64_json(sum.p50_ns) : NULL);
+	json_object_object_add(o, "p99_ns", sum.completions ? u64_json(sum.p99_ns) : NULL);
+	json_object_object_add(o, "mean_ns", sum.completions ? u64_json(sum.mean_ns) : NULL);
+	json_object_object_add(o, "hist_log2_ns", hist_json(sum.hist));
+	for (int c = 0; c < UT_IOP_CLASSES; c++) {
+		struct json_object *one;
+
+		if (!s->completions[c])
+			continue;
+		one = json_object_new_object();
+		json_object_object_add(one, "completions", u64_json(s->completions[c]));
+		json_object_object_add(one, "hist_log2_ns", hist_json(s->hist[c]));
+		json_object_object_add(by_op, classes[c], one);
+	}
+	json_object_object_add(o, "by_op", by_op);
+	/* the kernel starts it at LLONG_MAX and only lowers it */
+	json_object_object_add(o, "hybrid_poll_time_ns",
+			       hybrid && s->hybrid_poll_time_ns &&
+			       s->hybrid_poll_time_ns < (uint64_t)INT64_MAX ?
+			       u64_json(s->hybrid_poll_time_ns) : NULL);
+	json_object_object_add(advice, "hybrid_cpu_saving", json_object_new_double(adv.cpu_saving));
+	json_object_object_add(advice, "recommend_hybrid", json_object_new_boolean(adv.recommend));
+	json_object_object_add(advice, "why", json_object_new_string(adv.why));
+	json_object_object_add(o, "advice", advice);
+	return o;
+}
+
 static struct json_object *str_or_null(const char *s)
 {
 	return s[0] ? json_object_new_string(s) : NULL;
@@ -143,6 +203,8 @@ struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
 	json_object_object_add(o, "managed_by",
 			       json_object_new_string(managed_by_name(ring->managed_by)));
 	json_object_object_add(o, "tuning", tuning_json(ring));
+	if (ring->setup_flags & UT_SETUP_IOPOLL)
+		json_object_object_add(o, "iopoll", iopoll_json(ring));
 	return o;
 }
 
@@ -160,6 +222,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "mode", json_object_new_string(config_mode_name(d->cfg.mode)));
 	json_object_object_add(daemon, "kernel", json_object_new_string(d->kernel));
 	json_object_object_add(daemon, "napi_supported", json_object_new_boolean(d->napi_supported));
+	json_object_object_add(daemon, "iopoll_stats", json_object_new_boolean(iopoll_loaded(&d->iopoll)));
 	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
 	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));
 	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* IOPOLL summaries (percentiles from log2 slots) and the hybrid advisor. */
+#include <string.h>
+
+#include "iopoll_advice.h"
+#include "unit.h"
+
+UT_TEST(percentile_empty)
+{
+	__u64 hist[UT_HIST_SLOTS] = {};
+
+	UT_ASSERT_EQ_INT(hist_percentile_ns(hist, 50), 0);
+}
+
+/* all in one slot: the percentile moves linearly through [2^i, 2^(i+1)) */
+UT_TEST(percentile_interpolates)
+{
+	__u64 hist[UT_HIST_SLOTS] = {};
+
+	hist[13] = 100;			/* [8192, 16384) ns */
+	UT_ASSERT_EQ_INT(hist_percentile_ns(hist, 50), 8192 + 4096);
+	UT_ASSERT_EQ_INT(hist_percentile_ns(hist, 100), 16384);
+	UT_ASSERT(hist_percentile_ns(hist, 1) >= 8192);
+	UT_ASSERT(hist_percentile_ns(hist, 1) < 8192 + 200);
+}
+
+UT_TEST(percentile_spans_slots)
+{
+	__u64 hist[UT_HIST_SLOTS] = {};
+
+	hist[10] = 90;			/* [1024, 2048) */
+	hist[20] = 10;			/* [1M, 2M) */
+	UT_ASSERT(hist_percentile_ns(hist, 50) < 2048);
+	UT_ASSERT(hist_percentile_ns(hist, 99) >= (1ULL << 20));
+	UT_ASSERT(hist_percentile_ns(hist, 101) == (1ULL << 21));
+}
+
+UT_TEST(summary_merges_classes)
+{
+	struct ut_iopoll_stats s = {};
+	struct iopoll_summary sum;
+
+	s.completions[UT_IOP_READ] = 30;
+	s.completions[UT_IOP_WRITE] = 10;
+	s.hist[UT_IOP_READ][12] = 30;
+	s.hist[UT_IOP_WRITE][14] = 10;
+	s.submitted = 43;
+	iopoll_summarize(&s, &sum);
+	UT_ASSERT_EQ_INT(sum.completions, 40);
+	UT_ASSERT_EQ_INT(sum.in_flight, 3);
+	UT_ASSERT_EQ_INT(sum.hist[12], 30);
+	UT_ASSERT_EQ_INT(sum.hist[14], 10);
+	UT_ASSERT_EQ_INT(sum.min_ns, 4096);
+	/* midpoints: 30 * 6144 + 10 * 24576 over 40 */
+	UT_ASSERT_EQ_INT(sum.mean_ns, (30 * 6144 + 10 * 24576) / 40);
+}
+
+UT_TEST(advice_needs_data)
+{
+	struct iopoll_summary sum = { .completions = 5, .mean_ns = 10000, .min_ns = 8192 };
+	struct iopoll_advice adv;
+
+	iopoll_advise(&sum, false, 0, &adv);
+	UT_ASSERT(!adv.recommend);
+	UT_ASSERT_STR_CONTAINS(adv.why, "too few");
+}
+
+/* steady completions: half the minimum is a large share of each one */
+UT_TEST(advice_recommends_steady)
+{
+	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 12000, .min_ns = 8192 };
+	struct iopoll_advice adv;
+
+	iopoll_advise(&sum, false, 0, &adv);
+	UT_ASSERT(adv.recommend);
+	UT_ASSERT(adv.cpu_saving > 0.33 && adv.cpu_saving < 0.35);
+	UT_ASSERT_STR_CONTAINS(adv.why, "recommended");
+	UT_ASSERT_STR_CONTAINS(adv.why, "4.1 us");
+}
+
+/* a few very fast completions drag the minimum down: hybrid barely sleeps */
+UT_TEST(advice_declines_uneven)
+{
+	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 50000, .min_ns = 1024 };
+	struct iopoll_advice adv;
+
+	iopoll_advise(&sum, false, 0, &adv);
+	UT_ASSERT(!adv.recommend);
+	UT_ASSERT(adv.cpu_saving < 0.02);
+	UT_ASSERT_STR_CONTAINS(adv.why, "not worth it");
+}
+
+/* a hybrid ring: the kernel's own hybrid_poll_time decides the sleep */
+UT_TEST(advice_hybrid_uses_kernel_minimum)
+{
+	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 20000, .min_ns = 8192 };
+	struct iopoll_advice adv;
+
+	iopoll_advise(&sum, true, 16000, &adv);
+	UT_ASSERT(!adv.recommend);
+	UT_ASSERT(adv.cpu_saving > 0.39 && adv.cpu_saving < 0.41);
+	UT_ASSERT_STR_CONTAINS(adv.why, "hybrid: sleeps 8.0 us");
+}
+
+int main(void)
+{
+	ut_run("percentile_empty", percentile_empty);
+	ut_run("percentile_interpolates", percentile_interpolates);
+	ut_run("percentile_spans_slots", percentile_spans_slots);
+	ut_run("summary_merges_classes", summary_merges_classes);
+	ut_run("advice_needs_data", advice_needs_data);
+	ut_run("advice_recommends_steady", advice_recommends_steady);
+	ut_run("advice_declines_uneven", advice_declines_uneven);
+	ut_run("advice_hybrid_uses_kernel_minimum", advice_hybrid_uses_kernel_minimum);
+	return ut_finish();
+}
