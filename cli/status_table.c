@@ -50,6 +50,7 @@ struct st_row {
 	int64_t fd;
 	size_t idx;	/* position in the reply: makes the sort total */
 	char *cell[NR_COLS];
+	char *iopoll;	/* IOPOLL rings: a second, indented line */
 };
 
 /* growable string; @oom latches so callers check once at the end */
@@ -243,6 +244,46 @@ static void st_row_free(struct st_row *row)
 {
 	for (int c = 0; c < NR_COLS; c++)
 		free(row->cell[c]);
+	free(row->iopoll);
+}
+
+/* nanoseconds as people read them: "850ns", "12.3us", "4.1ms" */
+static void st_fmt_ns(char *buf, size_t len, uint64_t ns)
+{
+	if (ns < 1000)
+		snprintf(buf, len, "%" PRIu64 "ns", ns);
+	else if (ns < 1000000)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+}
+
+/* "  iopoll classic: N completions, p50 X p99 Y; hybrid ~S% less spinning: ..." */
+static char *st_iopoll_line(struct json_object *iop)
+{
+	struct json_object *adv = jget(iop, "advice");
+	uint64_t n = 0, p50, p99, inflight = 0;
+	char a[32] = "-", b[32] = "-";
+	const char *mode = NULL;
+	int rec = jget_bool(adv, "recommend_hybrid");
+	double saving = 0;
+
+	if (json_object_is_type(jget(iop, "mode"), json_type_string))
+		mode = json_object_get_string(jget(iop, "mode"));
+	jget_u64(iop, "completions", &n);
+	jget_u64(iop, "in_flight", &inflight);
+	if (jget_u64(iop, "p50_ns", &p50))
+		st_fmt_ns(a, sizeof(a), p50);
+	if (jget_u64(iop, "p99_ns", &p99))
+		st_fmt_ns(b, sizeof(b), p99);
+	jget_num(adv, "hybrid_cpu_saving", &saving);
+	return st_strf("  iopoll %s: %" PRIu64 " completions, p50 %s p99 %s, %" PRIu64
+		       " in flight; hybrid: %s (~%.0f%% of the spinning)",
+		       mode && !strcmp(mode, "hybrid") ? "hybrid" : "classic", n, a, b,
+		       inflight,
+		       mode && !strcmp(mode, "hybrid") ? "on" :
+		       rec > 0 ? "recommended" : n ? "not recommended" : "too few completions",
+		       saving * 100);
 }
 
 static int st_row_fill(struct st_row *row, struct json_object *ring)
@@ -286,6 +327,8 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 
 	cell[COL_MANAGED] = jget_esc(ring, "managed_by", true);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
+	if (jget(ring, "iopoll") && !(row->iopoll = st_iopoll_line(jget(ring, "iopoll"))))
+		return -ENOMEM;
 
 	/* whatever is still empty was missing (or allocation failed) */
 	for (int c = 0; c < NR_COLS; c++) {
@@ -405,8 +448,11 @@ int status_table_print(struct json_object *reply, FILE *out, const char **why)
 		fprintf(out, "no io_uring rings\n");
 	} else {
 		st_print_line((char *const *)st_col_names, width, out);
-		for (size_t i = 0; i < nr; i++)
+		for (size_t i = 0; i < nr; i++) {
 			st_print_line(rows[i].cell, width, out);
+			if (rows[i].iopoll)
+				fprintf(out, "%s\n", rows[i].iopoll);
+		}
 	}
 	if (ferror(out))
 		err = -EIO;

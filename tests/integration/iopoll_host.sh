@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Acceptance 5d (host, 6.18): the IOPOLL programs load and attach next to
+# napi_trace; IOPOLL rings show their mode (classic or hybrid), completion
+# statistics and the advisor's line in status. (The host has no pollable
+# device: completion times are checked in the VM harness, make vmtest.)
+. "$(dirname "$0")/../lib.sh"
+
+start_daemon
+status_json | jq -e '.daemon.iopoll_stats == true' >/dev/null ||
+	fail "the daemon runs without its IOPOLL programs: $(grep -i iopoll "$T/daemon.log")"
+
+# the kernel's view: the daemon holds the iopoll programs, attached
+names=()
+for id in $(sed -n 's/^prog_id:\t*//p' /proc/"$DAEMON_PID"/fdinfo/* | sort -u); do
+	names+=("$(bpftool -j prog show id "$id" | jq -r .name)")
+done
+echo "daemon's programs: ${names[*]}"
+for want in on_cqring_wait on_poll_arm iop_submit iop_complete; do
+	[[ " ${names[*]} " == *" $want "* ]] || fail "program $want not loaded"
+done
+links=$(bpftool -j link show | jq '[.[] | select(.prog_id != null)] | length')
+[ "$links" -gt 0 ] || fail "no BPF links"
+
+for kind in iopoll hybrid-iopoll; do
+	bg "$B/ringhold" --flags "$kind" >"$T/$kind.out"
+	wait_line "$T/$kind.out" '^ready'
+	read -r pid fd < <(ring_of "$T/$kind.out")
+	mode=classic
+	[ "$kind" = hybrid-iopoll ] && mode=hybrid
+	expect_ring "$pid" "$fd" ".iopoll.mode == \"$mode\" and .iopoll.completions == 0 and
+		(.iopoll.advice.why | test(\"too few\")) and (.tunable | not)"
+	"$B/uringtune" --socket "$SOCK" status | grep -q "^  iopoll $mode: 0 completions" ||
+		fail "the table has no iopoll line for the $kind ring"
+	echo "$kind: $(ring "$pid" "$fd" | jq -c '.iopoll | {mode, completions, advice: .advice.why}')"
+done
+# a plain ring has no iopoll section
+bg "$B/ringhold" >"$T/plain.out"
+wait_line "$T/plain.out" '^ready'
+read -r pid fd < <(ring_of "$T/plain.out")
+expect_ring "$pid" "$fd" '.iopoll == null'
