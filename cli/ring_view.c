@@ -248,41 +248,12 @@ static void rv_waits(struct json_object *ring, FILE *out, int width)
  * The timed paid-off windows, one line per slot from the lowest to the
  * highest used; nothing when none was timed.
  */
-static void rv_hist(struct json_object *bp, FILE *out, int width)
+/* the non-empty range of a log2 histogram as bars, one line per slot */
+static void rv_hist_bars(const uint64_t *count, int lo, int hi, uint64_t max, FILE *out,
+			 int width)
 {
-	struct json_object *arr = jget(bp, "hist_log2_ns");
-	uint64_t count[RV_HIST_SLOTS] = { 0 }, max = 0, sum = 0, time_ns;
-	int lo = -1, hi = -1, lw = (int)strlen("duration"), cw = (int)strlen("count"), bw;
-	size_t n;
-	char label[48], avg[24];
-
-	if (!json_object_is_type(arr, json_type_array))
-		return;
-	n = json_object_array_length(arr);
-	if (n > RV_HIST_SLOTS)
-		n = RV_HIST_SLOTS;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t c;
-
-		if (!jval_u64(json_object_array_get_idx(arr, i), &c) || !c)
-			continue;
-		count[i] = c;
-		if (lo < 0)
-			lo = (int)i;
-		hi = (int)i;
-		if (c > max)
-			max = c;
-		sum = sum + c < sum ? UINT64_MAX : sum + c;
-	}
-	if (lo < 0)
-		return;
-
-	fprintf(out, "paid-off windows by length (a 1-in-16 sample: %" PRIu64 " timed", sum);
-	if (jget_u64(bp, "time_ns", &time_ns) && time_ns) {
-		rv_duration(time_ns / sum, avg, sizeof(avg));
-		fprintf(out, ", %s on average", avg);
-	}
-	fprintf(out, "):\n");
+	int lw = (int)strlen("duration"), cw = (int)strlen("count"), bw;
+	char label[48];
 
 	for (int i = lo; i <= hi; i++) {
 		int l;
@@ -305,6 +276,82 @@ static void rv_hist(struct json_object *bp, FILE *out, int width)
 		fprintf(out, "%*s : %*" PRIu64 " ", lw, label, cw, count[i]);
 		rv_bar(out, '*', rv_bar_len(count[i], max, bw), bw);
 	}
+}
+
+/* read a hist_log2_ns array: its sum, largest count and non-empty range */
+static uint64_t rv_hist_read(struct json_object *arr, uint64_t *count, int *lo, int *hi,
+			     uint64_t *max)
+{
+	uint64_t sum = 0;
+	size_t n;
+
+	*lo = *hi = -1;
+	*max = 0;
+	if (!json_object_is_type(arr, json_type_array))
+		return 0;
+	n = json_object_array_length(arr);
+	if (n > RV_HIST_SLOTS)
+		n = RV_HIST_SLOTS;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t c;
+
+		if (!jval_u64(json_object_array_get_idx(arr, i), &c) || !c)
+			continue;
+		count[i] = c;
+		if (*lo < 0)
+			*lo = (int)i;
+		*hi = (int)i;
+		if (c > *max)
+			*max = c;
+		sum = sum + c < sum ? UINT64_MAX : sum + c;
+	}
+	return sum;
+}
+
+static void rv_hist(struct json_object *bp, FILE *out, int width)
+{
+	uint64_t count[RV_HIST_SLOTS] = { 0 }, max, sum, time_ns;
+	char avg[24];
+	int lo, hi;
+
+	sum = rv_hist_read(jget(bp, "hist_log2_ns"), count, &lo, &hi, &max);
+	if (lo < 0)
+		return;
+	fprintf(out, "paid-off windows by length (a 1-in-16 sample: %" PRIu64 " timed", sum);
+	if (jget_u64(bp, "time_ns", &time_ns) && time_ns) {
+		rv_duration(time_ns / sum, avg, sizeof(avg));
+		fprintf(out, ", %s on average", avg);
+	}
+	fprintf(out, "):\n");
+	rv_hist_bars(count, lo, hi, max, out, width);
+}
+
+/* IOPOLL rings: completion times, classic or hybrid, and the advisor */
+static void rv_iopoll(struct json_object *iop, FILE *out, int width)
+{
+	uint64_t count[RV_HIST_SLOTS] = { 0 }, max, n = 0, inflight = 0, v;
+	struct json_object *adv = jget(iop, "advice");
+	char a[24] = "-", b[24] = "-";
+	int lo, hi;
+	char *why;
+
+	jget_u64(iop, "completions", &n);
+	jget_u64(iop, "in_flight", &inflight);
+	if (jget_u64(iop, "p50_ns", &v))
+		rv_duration(v, a, sizeof(a));
+	if (jget_u64(iop, "p99_ns", &v))
+		rv_duration(v, b, sizeof(b));
+	why = rv_esc(adv, "why", false);
+	fprintf(out, "%-*s%s, %" PRIu64 " completions, %" PRIu64 " in flight, p50 %s, p99 %s\n",
+		RV_KEY_W, "iopoll", json_object_is_type(jget(iop, "mode"), json_type_string) ?
+		json_object_get_string(jget(iop, "mode")) : "-", n, inflight, a, b);
+	fprintf(out, "%-*s%s\n", RV_KEY_W, "hybrid advice", why ? why : "-");
+	free(why);
+	rv_hist_read(jget(iop, "hist_log2_ns"), count, &lo, &hi, &max);
+	if (lo < 0)
+		return;
+	fprintf(out, "completion times, submission to CQE:\n");
+	rv_hist_bars(count, lo, hi, max, out, width);
 }
 
 static bool rv_hist_empty(struct json_object *bp)
@@ -373,5 +420,9 @@ int rv_print(struct json_object *ring, FILE *out, int width)
 	rv_waits(ring, out, width);
 	fputc('\n', out);
 	rv_busy(ring, out, width);
+	if (jget(ring, "iopoll")) {
+		fputc('\n', out);
+		rv_iopoll(jget(ring, "iopoll"), out, width);
+	}
 	return ferror(out) ? -EIO : 0;
 }
