@@ -147,6 +147,30 @@ struct io_ring_ctx___napi_v611 {
 	bool napi_enabled;
 } __attribute__((preserve_access_index));
 
+/* 7.2+: DEFER_TASKRUN local work moved from an llist to an MPSC queue */
+struct mpscq___v72 {
+	struct llist_node *tail;
+	struct llist_node stub;
+} __attribute__((preserve_access_index));
+
+struct io_ring_ctx___v72 {
+	struct mpscq___v72 work_list;
+} __attribute__((preserve_access_index));
+
+/* io_local_work_pending(): work queued on the ring for its submitter */
+static __always_inline bool local_work_pending(struct io_ring_ctx *ctx)
+{
+	struct io_ring_ctx___v72 *v72 = (void *)ctx;
+
+	if (bpf_core_field_exists(ctx->work_llist))
+		return BPF_CORE_READ(ctx, work_llist.first) != NULL;
+	if (bpf_core_field_exists(v72->work_list))
+		/* mpscq_empty(): the tail points at the queue's own stub */
+		return BPF_CORE_READ(v72, work_list.tail) !=
+		       (void *)__builtin_preserve_access_index(&v72->work_list.stub);
+	return false;
+}
+
 static __always_inline void read_napi_state(struct io_ring_ctx *ctx,
 					    struct ut_napi_state *st)
 {
@@ -489,7 +513,7 @@ static __always_inline bool wait_satisfied(struct task_struct *task,
 	if (task->task_works)
 		return true;
 	/* DEFER_TASKRUN rings queue their work on the ring instead */
-	if (BPF_CORE_READ(ctx, work_llist.first))
+	if (local_work_pending(ctx))
 		return true;
 	r = BPF_CORE_READ(ctx, rings);
 	head = BPF_CORE_READ(r, cq.head);

@@ -18,19 +18,21 @@
 #define BTF_VMLINUX	"/sys/kernel/btf/vmlinux"
 #define KERNEL_MAX	"/sys/devices/system/cpu/kernel_max"
 
-/* libbpf speaks through our logger, and only when asked to be verbose */
+/*
+ * libbpf speaks through our logger, and only when asked to be verbose. A
+ * verifier log comes as one message of many lines: one log line each.
+ */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[512];
-	size_t n;
+	char *buf, *line, *save = NULL;
 
 	if (level == LIBBPF_DEBUG || log_get_level() < LOG_DEBUG)
 		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	n = strlen(buf);
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = '\0';
-	log_debug("libbpf: %s", buf);
+	if (vasprintf(&buf, fmt, ap) < 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		log_debug("libbpf: %s", line);
+	free(buf);
 	return 0;
 }
 
