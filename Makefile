@@ -69,6 +69,8 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
+# io_uring NOP throughput, for the benchmarks
+TOOLS		+= $(BUILD)/nopbench
 TOOLS		+= $(BUILD)/iopoll_load
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
@@ -127,6 +129,10 @@ $(BUILD)/iopoll_load: $(BUILD)/tests/tools/iopoll_load.o $(BUILD)/tests/tools/to
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
+$(BUILD)/nopbench: $(BUILD)/tests/tools/nopbench.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
 # the service manager's end of NOTIFY_SOCKET, for tests: libc only
 $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
 	$(call msg,LINK,$@)
@@ -147,6 +153,13 @@ run: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
+
+# IOPOLL on real Debian kernels (6.1, 6.12, 7.x) in QEMU with an NVMe disk
+# that polls: vm/README.md. Kernels are fetched once into .cache/vm.
+.PHONY: vmtest
+vmtest: deps
+	@$(MAKE) --no-print-directory all
+	@vm/vmtest.sh
 
 clean:
 	rm -rf $(BUILD)

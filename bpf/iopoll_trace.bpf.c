@@ -4,8 +4,9 @@
  * its CQE, by operation class, as log2 histograms; requests in flight; and
  * the kernel's hybrid_poll_time for HYBRID_IOPOLL rings (6.13+).
  *
- * Hooks: io_uring_submit_req (io_uring_submit_sqe before 6.3; user space
- * loads the one the kernel has) and io_uring_complete. Both fire for every
+ * Hooks: io_uring_create (a ring at a reused address starts from zero),
+ * io_uring_submit_req (io_uring_submit_sqe before 6.3; user space loads the
+ * one the kernel has) and io_uring_complete. Both fire for every
  * request on every ring: for rings that are not IOPOLL they do one cached
  * test and return. A request's start time waits in an LRU hash keyed by the
  * request, so a request that never completes (cancelled, ring torn down)
@@ -142,6 +143,16 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	start.pad = 0;
 	bpf_map_update_elem(&iopoll_start, &key, &start, BPF_ANY);
 	__sync_fetch_and_add(&st->submitted, 1);
+	return 0;
+}
+
+/* a new ring may sit at a closed ring's address: its counts start at zero */
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(iop_ring_create, int fd, void *ctxp)
+{
+	__u64 key = (__u64)ctxp;
+
+	bpf_map_delete_elem(&iopoll_rings, &key);
 	return 0;
 }
 

@@ -13,6 +13,10 @@ libsystemd-dev libinih-dev libjson-c-dev liburing-dev"
 PKGS="$PKGS iproute2 ethtool jq util-linux procps"
 # test the service: systemd-analyze, promtool, node_exporter, curl, man pages
 PKGS="$PKGS systemd prometheus prometheus-node-exporter curl groff-base man-db strace"
+# make vmtest: boot Debian kernels with an NVMe device (IOPOLL) under QEMU
+PKGS="$PKGS qemu-system-x86 busybox-static cpio kmod xz-utils"
+# benchmarks: plots (make bench, tests/integration/bench_smoke.sh)
+PKGS="$PKGS gnuplot-nox"
 
 missing=""
 for p in $PKGS; do
