@@ -1,0 +1,20 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Acceptance 5a-5c on Debian's 6.1 cloud kernel, in a VM with an emulated NVMe
+# device with a poll queue (vm/vmtest.sh): uringtuned observes an IOPOLL load
+# at QD1 and QD8, its completion count equals the load generator's exactly
+# and its p50 is within 2x; on 7.x hybrid rings show hybrid_poll_time and CPU
+# of classic vs hybrid is printed beside the advisor's prediction; on 6.1 the
+# daemon says NAPI tuning is unavailable and still reports IOPOLL times.
+# A kernel that cannot be fetched or a VM that cannot start is a skip.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=$(vm/vmtest.sh 6.1 2>&1)
+rc=$?
+echo "$out"
+line=$(grep -E '^(PASS|FAIL|SKIP) vm ' <<<"$out" | tail -n 1)
+case $line in
+PASS*) exit 0 ;;
+SKIP*) echo "${line#SKIP }"; exit 77 ;;
+*) exit $(( rc ? rc : 1 )) ;;
+esac
