@@ -31,6 +31,8 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
+# where the machine's apt sources are read from (tests point it elsewhere)
+SOURCES_DIR=${UT_VM_APT_SOURCES:-/etc/apt/sources.list.d}
 APTDIR=$CACHE/apt
 KDIR=$CACHE/kernels
 LISTS_MAX_AGE_S=86400
@@ -88,7 +90,7 @@ archive_uris() {
 		/^Suites:/ { for (i = 2; i <= NF; i++) if ($i == cn || ($i ~ ("^" cn "-") && $i !~ /-security$/)) ok = 1 }
 		/^Signed-By:/ { signed = $2 }
 		END { flush() }
-	' /etc/apt/sources.list.d/*.sources 2>/dev/null | sort -u
+	' "$SOURCES_DIR"/*.sources 2>/dev/null | sort -u
 }
 
 # Write the private sources file; fails when no Debian archive is configured.
@@ -127,14 +129,16 @@ update_err=
 update_lists() {
 	local out rc
 	if ! write_sources; then
-		update_err="no Debian archive in /etc/apt/sources.list.d/*.sources to take URIs from"
+		update_err="no Debian archive in $SOURCES_DIR/*.sources to take URIs from"
 		return 1
 	fi
 	lists_fresh && return 0
 	out=$(apt-get "${APT_OPTS[@]}" -o Acquire::Retries=1 -o Acquire::http::Timeout=30 -q update 2>&1)
 	rc=$?
 	if [ $rc -ne 0 ] || grep -qE '^(E|W): ' <<<"$out"; then
-		update_err=$(grep -E '^(E|W): ' <<<"$out" | head -n 1 | cut -c1-160)
+		# the errors say what failed; apt's sandbox warnings do not
+		update_err=$(grep -E '^E: |^W: (Failed to fetch|Some index)' <<<"$out" | head -n 1 | cut -c1-160)
+		[ -n "$update_err" ] || update_err=$(grep -E '^(E|W): ' <<<"$out" | head -n 1 | cut -c1-160)
 		[ -n "$update_err" ] || update_err="apt-get update exited $rc"
 		return 1
 	fi
