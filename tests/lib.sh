@@ -74,9 +74,18 @@ write_config() {
 	    -e "s|^state_dir = .*|state_dir = $T/state|" \
 	    -e "s|^textfile_dir = .*|textfile_dir = $T/textfile|" \
 	    config/uringtune.ini >"$CONF"
-	local kv
+	local kv k v
 	for kv in "$@"; do
-		sed -i "s|^${kv%%=*} = .*|${kv%%=*} = ${kv#*=}|" "$CONF"
+		k=${kv%%=*}
+		v=${kv#*=}
+		if grep -q "^$k = " "$CONF"; then
+			sed -i "s|^$k = .*|$k = $v|" "$CONF"
+		elif grep -q "^# $k = " "$CONF"; then
+			# the shipped file shows optional keys commented out
+			sed -i "0,/^# $k = .*/s||$k = $v|" "$CONF"
+		else
+			fail "write_config: no key $k in config/uringtune.ini"
+		fi
 	done
 }
 

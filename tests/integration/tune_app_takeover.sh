@@ -5,7 +5,7 @@
 # entry is dropped, and stopping uringtune does not restore over it.
 . "$(dirname "$0")/../lib.sh"
 
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 bg "$B/ringhold" --napi-busy-poll-us 30 --napi-later >"$T/app.out"
 wait_line "$T/app.out" '^ready'
 read -r pid fd < <(ring_of "$T/app.out")

@@ -29,7 +29,7 @@ grep -q '\[select\] bogus_key: unknown key' "$T/out" ||
 	fail "unknown key in [select] not reported: $(cat "$T/out")"
 
 # reload: broken file refused, running policy kept
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 sed -i 's/^initial_busy_poll_us = .*/initial_busy_poll_us = fast/' "$CONF"
 kill -HUP "$DAEMON_PID"
 wait_for 5 grep -q 'reload refused' "$T/daemon.log" || fail "no refusal logged"

@@ -5,7 +5,7 @@
 # on their rings cause no error storm and leave the registry clean.
 . "$(dirname "$0")/../lib.sh"
 
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 bg "$B/ringhold" >"$T/hold.out"
 wait_line "$T/hold.out" '^ready'
 read -r pid fd < <(ring_of "$T/hold.out")

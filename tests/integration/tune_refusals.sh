@@ -5,7 +5,7 @@
 # say it would fail), status says why, and the ring is untouched. IOPOLL too.
 . "$(dirname "$0")/../lib.sh"
 
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 for kind in single-issuer defer-taskrun iopoll; do
 	bg "$B/ringhold" --flags "$kind" >"$T/$kind.out"
 	wait_line "$T/$kind.out" '^ready'

@@ -18,7 +18,7 @@ bg "$B/ringhold" >"$T/early.out"
 wait_line "$T/early.out" '^ready'
 read -r p1 f1 < <(ring_of "$T/early.out")
 before1=$(napi_state "$p1" "$f1")
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 bg "$B/ringhold" --flags coop-taskrun >"$T/late.out"
 wait_line "$T/late.out" '^ready'
 read -r p2 f2 < <(ring_of "$T/late.out")
@@ -40,13 +40,13 @@ done
 echo "SIGTERM: both rings back to disabled, journal empty"
 
 # 2. kill -9, restart in tune mode: re-adopted, then restored by SIGTERM
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 expect_napi "$p1" "$f1" '^enabled/' 5
 expect_napi "$p2" "$f2" '^enabled/' 5
 crash_daemon
 [ "$(napi_state "$p1" "$f1")" != disabled ] || fail "kill -9 should leave rings as they were"
 [ "$(journal_rings)" = 2 ] || fail "journal holds $(journal_rings) rings after the crash"
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 expect_ring "$p1" "$f1" '.managed_by == "uringtune" and .napi.enabled'
 expect_ring "$p2" "$f2" '.managed_by == "uringtune" and .napi.enabled'
 grep -q 're-adopted' "$T/daemon.log" || fail "no re-adoption in the daemon's log"
@@ -57,7 +57,7 @@ expect_napi "$p2" "$f2" '^disabled$' 1
 echo "kill -9 + tune restart: re-adopted, restored on SIGTERM"
 
 # 3. kill -9, restart in observe mode: restored before anything else
-start_daemon mode=tune
+start_daemon mode=tune include_comm=ringhold
 expect_napi "$p1" "$f1" '^enabled/' 5
 crash_daemon
 start_daemon mode=observe

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/../lib.sh"
 
 netns_setup
-start_daemon mode=tune
+start_daemon mode=tune include_comm=pingpong
 
 bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 >"$T/server.out"
 wait_line "$T/server.out" '^ring '

@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
 
@@ -50,6 +51,9 @@
 #define NR_SLOTS		4
 /* server: how often a busy loop that never sleeps looks for SIGINT/SIGTERM */
 #define SIGNAL_CHECK_EVERY	1024
+/* client --window: pings in flight at most (a UDP socket buffer holds ~300) */
+#define MAX_WINDOW		256
+#define MAX_GAP_MS		60000
 
 enum op {
 	OP_RECV = 1,
@@ -89,6 +93,10 @@ struct opts {
 	bool napi_prefer;
 	unsigned int linger_s;
 	bool quiet;
+	unsigned int window;		/* client: pings in flight (1 = ping-pong) */
+	unsigned int burst;		/* client: pings per burst (0 = no gaps) */
+	unsigned int gap_ms;		/* client: idle time between bursts */
+	bool cpu;			/* print the process's CPU time at exit */
 };
 
 struct stats {
@@ -144,9 +152,13 @@ static void usage(FILE *f)
 		"  --napi-prefer           set prefer_busy_poll in that registration\n"
 		"  --linger SECONDS        stay alive with the ring open after the run (0)\n"
 		"  --quiet                 no informational lines on stderr\n"
+		"  --cpu                   print the process's user and system CPU time at the end\n"
 		"client: --count pings (%d), --size payload bytes (%d, 1-%d)\n"
+		"  --window N              keep N pings in flight (1-%d; 1: ping-pong) and print\n"
+		"                          the throughput\n"
+		"  --burst N --gap-ms M    N pings back to back, then M ms idle, until --count\n"
 		"server: --count N echoes N datagrams then exits; default: until SIGINT/SIGTERM\n",
-		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD);
+		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD, MAX_WINDOW);
 }
 
 static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin)
@@ -202,6 +214,10 @@ enum {
 	OPT_NAPI_PREFER,
 	OPT_LINGER,
 	OPT_QUIET,
+	OPT_WINDOW,
+	OPT_BURST,
+	OPT_GAP_MS,
+	OPT_CPU,
 };
 
 static const struct option long_opts[] = {
@@ -214,6 +230,10 @@ static const struct option long_opts[] = {
 	{ "napi-prefer",	no_argument,		NULL, OPT_NAPI_PREFER },
 	{ "linger",		required_argument,	NULL, OPT_LINGER },
 	{ "quiet",		no_argument,		NULL, OPT_QUIET },
+	{ "window",		required_argument,	NULL, OPT_WINDOW },
+	{ "burst",		required_argument,	NULL, OPT_BURST },
+	{ "gap-ms",		required_argument,	NULL, OPT_GAP_MS },
+	{ "cpu",		no_argument,		NULL, OPT_CPU },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
 };
@@ -221,13 +241,14 @@ static const struct option long_opts[] = {
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	bool have_bind = false, have_connect = false, have_size = false;
-	bool have_count = false;
+	bool have_count = false, have_window = false, have_gap = false;
 	int ac = argc - 1, c;
 	char **av = argv + 1;
 
 	memset(o, 0, sizeof(*o));
 	o->size = DEFAULT_SIZE;
 	o->ring = &ring_kinds[0];
+	o->window = 1;
 
 	if (argc < 2)
 		tool_usage_error("missing mode: expected 'server' or 'client' (see --help)");
@@ -283,6 +304,23 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_QUIET:
 			o->quiet = true;
 			break;
+		case OPT_WINDOW:
+			o->window = tool_parse_ulong("--window", optarg, 1, MAX_WINDOW,
+						     "an integer from 1 to 256");
+			have_window = true;
+			break;
+		case OPT_BURST:
+			o->burst = tool_parse_ulong("--burst", optarg, 1, UINT32_MAX,
+						    "a positive integer");
+			break;
+		case OPT_GAP_MS:
+			o->gap_ms = tool_parse_ulong("--gap-ms", optarg, 0, MAX_GAP_MS,
+						     "an integer from 0 to 60000");
+			have_gap = true;
+			break;
+		case OPT_CPU:
+			o->cpu = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -306,6 +344,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			tool_usage_error("--size: only for the client");
 		if (!have_bind)
 			tool_usage_error("server: --bind ADDR:PORT is required");
+		if (have_window || o->burst || have_gap)
+			tool_usage_error("--window, --burst, --gap-ms: only for the client");
 	} else {
 		if (have_bind)
 			tool_usage_error("--bind: only for the server (the client takes --connect)");
@@ -313,6 +353,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			tool_usage_error("client: --connect ADDR:PORT is required");
 		if (!have_count)
 			o->count = DEFAULT_COUNT;
+		if (o->burst && !have_gap)
+			tool_usage_error("--burst: needs --gap-ms");
+		if (have_gap && !o->burst)
+			tool_usage_error("--gap-ms: needs --burst");
+		if (o->burst && o->window > 1)
+			tool_usage_error("--burst: not with --window (bursts are ping-pong)");
 	}
 	if (o->napi_prefer && !o->napi_us)
 		tool_usage_error("--napi-prefer: needs --napi-busy-poll-us");
@@ -496,6 +542,48 @@ static void linger(const struct opts *o)
 	}
 }
 
+/* --cpu: this process's CPU time so far, all its threads (an SQPOLL thread too) */
+static void print_cpu(const struct opts *o)
+{
+	struct rusage ru;
+
+	if (!o->cpu)
+		return;
+	if (getrusage(RUSAGE_SELF, &ru)) {
+		fail(-errno, "getrusage");
+		return;
+	}
+	printf("cpu user_us=%lld sys_us=%lld\n",
+	       (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
+	       (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
+	fflush(stdout);
+}
+
+/* the rtt line, from every ping's sample */
+static void print_rtt(struct stats *st, int fd)
+{
+	double avg = st->sum / st->n, var = st->sum2 / st->n - avg * avg;
+
+	qsort(st->samples, st->n, sizeof(*st->samples), cmp_double);
+	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f "
+	       "p50_us=%.2f p99_us=%.2f napi_id=%u\n",
+	       st->n, st->min, avg, st->max, sqrt_nonneg(var), percentile(st, 50),
+	       percentile(st, 99), socket_napi_id(fd));
+	fflush(stdout);
+}
+
+/* --burst: the idle gap, asleep outside io_uring (SIGINT/SIGTERM stay pending) */
+static void burst_gap(const struct opts *o)
+{
+	struct timespec gap = {
+		.tv_sec = o->gap_ms / 1000,
+		.tv_nsec = (long)(o->gap_ms % 1000) * 1000000,
+	};
+
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &gap, &gap) == EINTR)
+		;
+}
+
 static int client_cqe(const struct opts *o, const struct io_uring_cqe *cqe,
 		      unsigned int seq, const char *rbuf, bool *got_send,
 		      bool *got_recv, struct timespec *t_recv)
@@ -603,13 +691,244 @@ static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
 	return 0;
 }
 
+/* --window: one ping in flight per slot, slot = seq % window */
+struct wslot {
+	char *buf;			/* the ping's payload, seq first */
+	struct timespec t0;		/* submitted */
+	unsigned int seq;
+	bool busy;			/* until both its send CQE and its reply */
+	bool sent;
+	bool replied;
+};
+
+struct window {
+	const struct opts *o;
+	struct io_uring ring;
+	int fd;
+	struct wslot *slots;
+	char *rbuf;
+	bool recv_armed;
+	unsigned int replies;
+};
+
+/*
+ * The ring of --window: room for a whole window of sends and the recv in one
+ * submission, and their CQEs (tool_ring_init's depth of 8 would not do).
+ */
+static int window_ring(const struct opts *o, struct io_uring *ring)
+{
+	struct io_uring_params p;
+	int ret;
+
+	memset(&p, 0, sizeof(p));
+	p.flags = o->ring->flags;
+	if (p.flags & UT_SETUP_SQPOLL)
+		p.sq_thread_idle = SQ_THREAD_IDLE_MS;
+	ret = io_uring_queue_init_params(2 * (o->window + 1), ring, &p);
+	if (ret < 0)
+		return fail(ret, "io_uring_setup");
+	if (!o->napi_us)
+		return 0;
+	ret = tool_register_napi(ring->ring_fd, o->napi_us, o->napi_prefer);
+	if (ret) {
+		fail(ret, "IORING_REGISTER_NAPI");
+		io_uring_queue_exit(ring);
+	}
+	return ret;
+}
+
+static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct stats *st)
+{
+	const struct opts *o = w->o;
+	unsigned int idx = UDATA_SLOT(cqe->user_data), got;
+	struct timespec now;
+	struct wslot *sl;
+
+	if (UDATA_OP(cqe->user_data) == OP_SEND) {
+		sl = &w->slots[idx];
+		if (cqe->res < 0)
+			return fail(cqe->res, "send");
+		if ((unsigned int)cqe->res != o->size) {
+			fprintf(stderr, PROG ": send: sent %d of %u bytes (ping %u)\n",
+				cqe->res, o->size, sl->seq);
+			return -EIO;
+		}
+		sl->sent = true;
+		sl->busy = !sl->replied;
+		return 0;
+	}
+	if (UDATA_OP(cqe->user_data) != OP_RECV) {
+		fprintf(stderr, PROG ": unexpected completion 0x%llx\n",
+			(unsigned long long)cqe->user_data);
+		return -EIO;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	w->recv_armed = false;
+	if (cqe->res < 0)
+		return fail(cqe->res, "recv");
+	if ((unsigned int)cqe->res != o->size) {
+		fprintf(stderr, PROG ": reply of %d bytes, expected %u\n", cqe->res, o->size);
+		return -EIO;
+	}
+	/* without a sequence number in the payload, replies come in order on veth */
+	got = w->replies;
+	if (o->size >= sizeof(got))
+		memcpy(&got, w->rbuf, sizeof(got));
+	sl = &w->slots[got % o->window];
+	if (!sl->busy || sl->replied || sl->seq != got) {
+		fprintf(stderr, PROG ": unexpected reply to ping %u\n", got);
+		return -EIO;
+	}
+	sl->replied = true;
+	sl->busy = !sl->sent;
+	stats_add(st, tool_ts_diff_ns(&now, &sl->t0) / 1000.0);
+	w->replies++;
+	return 0;
+}
+
+/*
+ * One loop: arm the recv if none is armed (first, so that it arms poll
+ * before the replies to the new pings come), fill every free slot with the
+ * next ping, then submit and wait for one completion. Replies queued on the
+ * socket complete the next recv inline.
+ */
+static int window_loop(struct window *w, struct stats *st, sigset_t *waitmask)
+{
+	const struct opts *o = w->o;
+	struct timespec now, deadline;
+	struct io_uring_cqe *cqe;
+	struct io_uring_sqe *sqe;
+	unsigned int next = 0, head, seen, done, i, nr_new;
+	struct wslot *fresh[MAX_WINDOW];
+	int ret, err;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += PING_TIMEOUT_S;
+	while (w->replies < o->count) {
+		if (!w->recv_armed) {
+			sqe = io_uring_get_sqe(&w->ring);
+			io_uring_prep_recv(sqe, w->fd, w->rbuf, BUF_SIZE, 0);
+			io_uring_sqe_set_data64(sqe, UDATA(OP_RECV, 0));
+			w->recv_armed = true;
+		}
+		nr_new = 0;
+		while (next < o->count && !w->slots[next % o->window].busy) {
+			struct wslot *sl = &w->slots[next % o->window];
+
+			sl->seq = next;
+			sl->busy = true;
+			sl->sent = sl->replied = false;
+			if (o->size >= sizeof(next))
+				memcpy(sl->buf, &next, sizeof(next));
+			sqe = io_uring_get_sqe(&w->ring);
+			io_uring_prep_send(sqe, w->fd, sl->buf, o->size, 0);
+			io_uring_sqe_set_data64(sqe, UDATA(OP_SEND, next % o->window));
+			fresh[nr_new++] = sl;
+			next++;
+		}
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		for (i = 0; i < nr_new; i++)
+			fresh[i]->t0 = now;
+
+		ret = ring_wait(&w->ring, 1, &deadline, waitmask);
+		if (ret == -ETIME) {
+			fprintf(stderr, PROG ": no reply within %d s (ping %u)\n",
+				PING_TIMEOUT_S, w->replies);
+			return ret;
+		}
+		if (ret == -EINTR) {
+			fprintf(stderr, PROG ": interrupted by signal %d (ping %u)\n",
+				(int)stop_signal, w->replies);
+			return ret;
+		}
+		if (ret < 0)
+			return fail(ret, "io_uring_enter");
+
+		done = w->replies;
+		err = 0;
+		seen = 0;
+		io_uring_for_each_cqe(&w->ring, head, cqe) {
+			seen++;
+			if (!err)
+				err = window_cqe(w, cqe, st);
+		}
+		io_uring_cq_advance(&w->ring, seen);
+		if (err)
+			return err;
+		if (w->replies != done) {
+			/* the timeout runs from the last reply, as for one ping */
+			clock_gettime(CLOCK_MONOTONIC, &deadline);
+			deadline.tv_sec += PING_TIMEOUT_S;
+		}
+	}
+	return 0;
+}
+
+/*
+ * --window N: N pings in flight on one ring and socket; prints the rtt line
+ * (each ping's send to its reply, queueing included) and the throughput.
+ */
+static int run_window(const struct opts *o, int fd, struct stats *st, sigset_t *waitmask)
+{
+	struct timespec t0, t1;
+	struct window w = { .o = o, .fd = fd };
+	bool ring_up = false;
+	double secs;
+	unsigned int i;
+	int ret;
+
+	w.slots = calloc(o->window, sizeof(*w.slots));
+	w.rbuf = calloc(1, BUF_SIZE);
+	if (!w.slots || !w.rbuf) {
+		ret = fail(-ENOMEM, "calloc");
+		goto out;
+	}
+	for (i = 0; i < o->window; i++) {
+		w.slots[i].buf = malloc(o->size);
+		if (!w.slots[i].buf) {
+			ret = fail(-ENOMEM, "malloc");
+			goto out;
+		}
+		memset(w.slots[i].buf, 'p', o->size);
+	}
+	ret = window_ring(o, &w.ring);
+	if (ret)
+		goto out;
+	ring_up = true;
+	print_ring_line(o, &w.ring);
+	info(o, "%u pings of %u bytes to %s, %u in flight, ring %s, napi busy poll %u us%s",
+	     o->count, o->size, o->addr_str, o->window, o->ring->name, o->napi_us,
+	     o->napi_prefer ? " (prefer)" : "");
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ret = window_loop(&w, st, waitmask);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	if (ret)
+		goto out;
+	secs = tool_ts_diff_ns(&t1, &t0) / 1e9;
+	print_rtt(st, fd);
+	printf("throughput pps=%.0f count=%u window=%u seconds=%.3f\n",
+	       w.replies / secs, w.replies, o->window, secs);
+	fflush(stdout);
+	print_cpu(o);
+	linger(o);
+out:
+	if (ring_up)
+		io_uring_queue_exit(&w.ring);
+	if (w.slots)
+		for (i = 0; i < o->window; i++)
+			free(w.slots[i].buf);
+	free(w.slots);
+	free(w.rbuf);
+	return ret;
+}
+
 static int run_client(const struct opts *o, sigset_t *waitmask)
 {
 	char *sbuf = NULL, *rbuf = NULL;
 	struct stats st = { 0 };
 	struct io_uring ring;
 	bool ring_up = false;
-	double avg, var;
 	unsigned int i;
 	int fd, ret;
 
@@ -634,6 +953,11 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	}
 
+	if (o->window > 1) {
+		ret = run_window(o, fd, &st, waitmask);
+		goto out;
+	}
+
 	ret = setup_ring(o, &ring);
 	if (ret)
 		goto out;
@@ -647,16 +971,12 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		ret = ping_once(o, &ring, fd, i, sbuf, rbuf, waitmask, &st);
 		if (ret)
 			goto out;
+		if (o->burst && (i + 1) % o->burst == 0 && i + 1 < o->count)
+			burst_gap(o);
 	}
 
-	avg = st.sum / st.n;
-	var = st.sum2 / st.n - avg * avg;
-	qsort(st.samples, st.n, sizeof(*st.samples), cmp_double);
-	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f "
-	       "p50_us=%.2f p99_us=%.2f napi_id=%u\n",
-	       st.n, st.min, avg, st.max, sqrt_nonneg(var), percentile(&st, 50),
-	       percentile(&st, 99), socket_napi_id(fd));
-	fflush(stdout);
+	print_rtt(&st, fd);
+	print_cpu(o);
 	linger(o);
 	ret = 0;
 out:
@@ -908,6 +1228,7 @@ static int run_server(const struct opts *o, sigset_t *waitmask)
 
 	printf("served count=%u napi_id=%u\n", s->served, socket_napi_id(s->fd));
 	fflush(stdout);
+	print_cpu(o);
 	if (!stop_signal)
 		linger(o);
 	ret = 0;

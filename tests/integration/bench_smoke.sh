@@ -1,0 +1,96 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# The benchmark harness itself, not its numbers: `make bench` (bench/run.sh)
+# with every part at tiny sizes, into a private RESULTS directory. Each part
+# must print its table and write its CSV files (expected header, at least
+# one data row) and its PNG plot (a real PNG); the run ends with the targets
+# table. gnuplot missing is a failure: scripts/deps.sh installs it.
+. "$(dirname "$0")/../lib.sh"
+
+command -v gnuplot >/dev/null || fail "gnuplot is missing (scripts/deps.sh installs gnuplot-nox)"
+[ -x "$B/nopbench" ] || fail "$B/nopbench is not built (make)"
+
+res=$T/results
+# every part's knobs at their smallest useful values (see bench/*.sh)
+env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS="plain sqpoll" \
+	NOP_SECONDS=1 NOP_OPS=20000 UDP_COUNT=2000 UDP_WINDOW=8 \
+	RINGS=100 RING_COUNTS="0 100" INTERVAL=1 STATUS_RINGS=200 STATUS_RUNS=2 \
+	BURST=20 GAP_MS=1 \
+	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
+cat "$T/bench.out"
+
+# csv FILE HEADER: that header, then at least one row with as many fields
+csv() {
+	local f=$res/$1 n
+	[ -f "$f" ] || fail "no $1"
+	[ "$(head -n 1 "$f")" = "$2" ] || fail "$1: header '$(head -n 1 "$f")', expected '$2'"
+	n=$(awk -F, '{print NF}' <<<"$2")
+	[ "$(tail -n +2 "$f" | wc -l)" -ge 1 ] || fail "$1: no data row"
+	awk -F, -v n="$n" 'NR > 1 && NF != n {exit 1}' "$f" || fail "$1: a row without $n fields"
+	echo "ok $1 ($(($(wc -l <"$f") - 1)) rows)"
+}
+
+png() {
+	local f=$res/$1
+	[ -s "$f" ] || fail "no $1"
+	[ "$(head -c 8 "$f" | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "$1 is not a PNG"
+	echo "ok $1"
+}
+
+# table REGEX: a line of the output matches
+table() {
+	grep -qE "$1" "$T/bench.out" || fail "no table line /$1/ in the output"
+	echo "ok table /$1/"
+}
+
+csv pinning.csv "round,mode,pinned,p50_us,avg_us,p99_us"
+csv pinning_summary.csv "mode,pinned,rounds,p50_median,p50_min,p50_max,spread,avg_median"
+png pinning.png
+table '^mode +pinned +median +min +max +spread'
+
+csv rtt.csv "round,ring,mode,min_us,avg_us,max_us,mdev_us,p50_us,p99_us,server_napi,cpu_pressure_ms"
+csv rtt_summary.csv "ring,mode,rounds,min_us,avg_us,max_us,mdev_us,p50_us,p50_lo,p50_hi,p99_us"
+png rtt.png
+table '^ring +mode +min +avg +max +mdev +p50 +p50_range +p99'
+table '^sqpoll +tune '
+for m in none s50 s50p tune; do
+	[ "$(awk -F, -v m="$m" '$2 == m' "$res/rtt_summary.csv" | wc -l)" = 2 ] ||
+		fail "rtt_summary.csv: mode $m not there for both rings"
+done
+
+csv overhead.csv "round,daemon,rtt_min_us,rtt_p50_us,rtt_avg_us,rtt_p99_us,nop_ops_per_s,udp_pps,udp_p50_us,udp_p99_us,cpu_pressure_ms"
+csv overhead_summary.csv "metric,none,none_lo,none_hi,observe,observe_lo,observe_hi,ratio,round_ratio_lo,round_ratio_hi"
+png overhead.png
+table '^metric +none +range +observe +range +ratio'
+table '^nop_ops_per_s +[0-9]'
+table '^udp_pps +[0-9]'
+
+csv prog_cost.csv "workload,program,runs,avg_ns,runs_per_op,ns_per_op"
+png prog_cost.png
+table '^workload +program +runs +avg_ns'
+
+csv reaction.csv "round,reaction_us"
+csv reaction_summary.csv "round,rings,p50_us,p99_us,max_us"
+png reaction.png
+table '^round +rings +p50_us +p99_us +max_us'
+
+csv footprint.csv "round,rings,rss_kb,cpu_pct,cpu_pct_schedstat,interval_s"
+csv footprint_status.csv "run,rings,view,ms,bytes"
+csv footprint_big.csv "rings,rss_kb_before_status,rss_kb_after_status,cpu_pct,cpu_pct_schedstat,interval_s"
+png footprint.png
+table '^ +rings +RSS_MB +range +CPU_%'
+table '^status with [0-9]+ rings'
+
+csv bursty.csv "round,mode,pings,wall_s,client_cpu_us,server_cpu_us,cpu_us_per_ping,cpu_pct,p50_us,p99_us,avg_us,server_napi,cpu_pressure_ms"
+csv bursty_summary.csv "mode,rounds,cpu_us_per_ping,cpu_lo,cpu_hi,cpu_pct,vs_none_us_per_ping,p50_us,p50_lo,p50_hi,p99_us,p99_lo,p99_hi"
+png bursty.png
+table '^mode +cpu/ping +range +cpu% +vs_none'
+
+csv machine.csv "key,value"
+csv targets.csv "part,target,measured,op,limit,verdict,note"
+table '^== targets'
+table '^part +target +measured'
+for p in rtt overhead reaction footprint; do
+	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
+done
+echo "bench harness: every part printed its table, wrote its CSV and its PNG"
