@@ -1,33 +1,83 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Benchmark (not a test): each napi_trace program's run count and average run
-# time (kernel.bpf_stats_enabled, which adds its own ~55 ns per run here)
-# during a ping-pong with both rings busy-polling NAPI at 50 us.
-#   COUNT pings (default 20000)
-. "$(dirname "$0")/../tests/lib.sh"
+# Benchmark (not a test), detail of part 2 (overhead): each of the daemon's
+# BPF programs' runs and average run time (kernel.bpf_stats_enabled, which
+# adds its own ~55 ns per run here) during two workloads, under an
+# observe-mode uringtuned:
+#   pingpong  COUNT pings, both rings busy-polling NAPI at 50 us
+#   nop       build/nopbench, NOP_OPS NOPs in batches of 32
+# and so what each program costs per ping or per NOP.
+#   COUNT (default 20000; QUICK 5000), NOP_OPS (default 2000000; QUICK 500000)
+# CSV: RESULTS/prog_cost.csv; plot prog_cost.png.
+. "$(dirname "$0")/lib.sh"
 
-COUNT=${COUNT:-20000}
-out=bench/results/prog_cost.csv
-mkdir -p bench/results
+PART=prog_cost
+COUNT=${COUNT:-$(quick 5000 20000)}
+NOP_OPS=${NOP_OPS:-$(quick 500000 2000000)}
+out=$RESULTS/prog_cost.csv
 
+part_banner "COUNT=$COUNT NOP_OPS=$NOP_OPS"
 netns_setup
-start_daemon
+bench_daemon
 old=$(sysctl -n kernel.bpf_stats_enabled)
 trap 'sysctl -qw kernel.bpf_stats_enabled=$old; cleanup' EXIT
 sysctl -qw kernel.bpf_stats_enabled=1
 
-bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
-	--napi-busy-poll-us 50 --quiet >"$T/server.out"
-wait_line "$T/server.out" '^ring '
-ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
-	--count "$COUNT" --napi-busy-poll-us 50 --quiet | grep '^rtt '
+# the daemon's programs: those among its fds
+ids=$(sed -n 's/^prog_id:\t*//p' /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null | sort -un)
+[ -n "$ids" ] || fail "no BPF programs among uringtuned's fds"
+# snapshot: "name runs ns" per program
+snapshot() {
+	local id
+	for id in $ids; do
+		bpftool -j prog show id "$id" | jq -r '"\(.name) \(.run_cnt // 0) \(.run_time_ns // 0)"'
+	done
+}
 
-# the daemon's programs: those whose maps are among its fds
-ids=$(sed -n 's/^prog_id:\t*//p' /proc/"$DAEMON_PID"/fdinfo/* 2>/dev/null | sort -u)
-echo "program,runs,avg_ns" >"$out"
-for id in $ids; do
-	bpftool -j prog show id "$id" |
-		jq -r 'select(.run_cnt != null and .run_cnt > 0) |
-			"\(.name),\(.run_cnt),\(.run_time_ns / .run_cnt | floor)"'
-done | tee -a "$out" | column -t -s,
+echo "workload,program,runs,avg_ns,runs_per_op,ns_per_op" >"$out"
+# measure WORKLOAD OPS CMD...: run CMD, add each program's delta to the CSV
+measure() {
+	local w=$1 ops=$2
+	shift 2
+	snapshot >"$T/before"
+	"$@" >"$T/work.out"
+	snapshot >"$T/after"
+	grep -E '^(rtt|nop) ' "$T/work.out"
+	join "$T/before" "$T/after" | awk -v w="$w" -v ops="$ops" '{
+		runs = $4 - $2; ns = $5 - $3
+		printf "%s,%s,%d,%.0f,%.4f,%.1f\n", w, $1, runs, runs ? ns / runs : 0, runs / ops, ns / ops
+	}' >>"$out"
+}
+
+pp_server --napi-busy-poll-us 50
+measure pingpong "$COUNT" pp_client --count "$COUNT" --napi-busy-poll-us 50
+pp_server_stop
+measure nop "$NOP_OPS" "${PIN_CLIENT[@]}" "$B/nopbench" --ops "$NOP_OPS"
+
+echo
+echo "BPF programs of uringtuned, per workload (avg_ns includes bpf_stats' own cost)"
+column -t -s, "$out"
+
+# plot: ns per operation, per program, one cluster per workload
+dat=$T/prog_cost_plot.csv
+progs=$(awk -F, 'NR > 1 {print $2}' "$out" | sort -u)
+{
+	echo "program,pingpong,nop"
+	for p in $progs; do
+		printf '%s,%s,%s\n' "$p" \
+			"$(awk -F, -v p="$p" '$1=="pingpong" && $2==p {print $6}' "$out")" \
+			"$(awk -F, -v p="$p" '$1=="nop" && $2==p {print $6}' "$out")"
+	done
+} >"$dat"
+plot "$RESULTS/prog_cost.png" 900 450 <<EOF
+set title 'uringtuned BPF programs: ns of run time per ping / per NOP (bpf_stats_enabled)'
+set style data histogram
+set style histogram clustered gap 1
+set style fill solid 0.7 border -1
+set key top right autotitle columnheader
+set ylabel 'ns per operation'
+set yrange [0:*]
+set xtics rotate by -20
+plot '$dat' using 2:xtic(1), '' using 3
+EOF
 echo "csv: $out"

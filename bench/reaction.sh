@@ -1,33 +1,93 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Benchmark (not a test): time from a ring's creation (the io_uring_create
-# tracepoint) to uringtune's NAPI registration on it, p50/p99, over
-# RINGS rings (default 1000) created by BATCH-ring processes (default 10)
-# started GAP_MS apart (default 20): a steady arrival, not one burst.
-# CSV: bench/results/reaction.csv (one line per ring, microseconds).
-. "$(dirname "$0")/../tests/lib.sh"
+# Benchmark part 3, reaction (not a test): time from a ring's creation (the
+# io_uring_create tracepoint) to uringtune's NAPI registration on it, as
+# status reports it (.tuning.reaction_us), p50/p99 over RINGS rings per
+# round, created by BATCH-ring processes (build/ringhold) started GAP_MS
+# apart: a steady arrival, not one burst. A fresh tune-mode daemon per round.
+#   ROUNDS (default 3; QUICK 1), RINGS per round (1000), BATCH (10), GAP_MS (20),
+#   STATE_DIR (default: under the run's temp directory, on /tmp): where the
+#   daemon's journal goes; its fsync before each burst's first change is most
+#   of the reaction (STATE_DIR on a tmpfs takes it out, for comparison)
+# CSV: RESULTS/reaction.csv (one line per ring, microseconds),
+# reaction_summary.csv (per round); plot reaction.png (CDF per round).
+. "$(dirname "$0")/lib.sh"
 
+PART=reaction
+ROUNDS=${ROUNDS:-$(quick 1 3)}
 RINGS=${RINGS:-1000}
 BATCH=${BATCH:-10}
 GAP_MS=${GAP_MS:-20}
-out=bench/results/reaction.csv
-mkdir -p bench/results
+out=$RESULTS/reaction.csv
+sum=$RESULTS/reaction_summary.csv
 
-start_daemon mode=tune max_rings=$((RINGS + 1024))
-for i in $(seq 1 $((RINGS / BATCH))); do
-	bg "$B/ringhold" --count "$BATCH" --hold 120 >"$T/h$i.out"
-	sleep "$(awk -v g="$GAP_MS" 'BEGIN{print g/1000}')"
-done
-for i in $(seq 1 $((RINGS / BATCH))); do
-	wait_line "$T/h$i.out" '^ready' 30
-done
-taken() { [ "$(status_json | jq '[.rings[] | select(.comm == "ringhold" and .managed_by == "uringtune")] | length')" -ge "$RINGS" ]; }
-wait_for 10 taken || fail "not every ring was tuned"
+part_banner "ROUNDS=$ROUNDS RINGS=$RINGS BATCH=$BATCH GAP_MS=$GAP_MS STATE_DIR=${STATE_DIR:-$T/state}"
+[ $((RINGS % BATCH)) = 0 ] || fail "RINGS ($RINGS) must be a multiple of BATCH ($BATCH)"
+targets_begin
+gap=$(awk -v g="$GAP_MS" 'BEGIN{print g/1000}')
+procs=$((RINGS / BATCH))
 
-echo "reaction_us" >"$out"
-status_json | jq -r '.rings[] | select(.comm == "ringhold") | .tuning.reaction_us' |
-	sort -n >>"$out"
-pct() { tail -n +2 "$out" | awk -v p="$1" '{a[NR]=$1} END {i=int((NR*p+99)/100); if (i<1) i=1; print a[i]}'; }
-printf 'ring creation -> NAPI registered, %s rings: p50 %s us, p99 %s us, max %s us\n' \
-	"$(($(wc -l <"$out") - 1))" "$(pct 50)" "$(pct 99)" "$(pct 100)"
-echo "csv: $out"
+echo "round,reaction_us" >"$out"
+echo "round,rings,p50_us,p99_us,max_us" >"$sum"
+for r in $(seq 1 "$ROUNDS"); do
+	bench_daemon mode=tune max_rings=$((RINGS + 1024)) state_dir="${STATE_DIR:-$T/state}/$r"
+	pids=()
+	for i in $(seq 1 "$procs"); do
+		bg "$B/ringhold" --count "$BATCH" --hold 300 >"$T/h$i.out"
+		pids+=("${BG_PIDS[-1]}")
+		sleep "$gap"
+	done
+	for i in $(seq 1 "$procs"); do
+		wait_line "$T/h$i.out" '^ready' 30
+	done
+	# only this round's processes: other rings on the host are not ours
+	sel=$(printf '%s\n' "${pids[@]}" | jq -s -c .)
+	ours() {
+		status_json | jq --argjson p "$sel" \
+			'[.rings[] | select(.pid as $x | $p | index($x)) | select(.tuning.reaction_us != null)]'
+	}
+	taken() { [ "$(ours | jq length)" -ge "$RINGS" ]; }
+	wait_for 30 taken || fail "round $r: not every ring was tuned ($(ours | jq length) of $RINGS)"
+	ours | jq -r '.[].tuning.reaction_us' | sort -g | sed "s/^/$r,/" >>"$out"
+	for p in "${pids[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+		bg_forget "$p"
+	done
+	stop_daemon
+	v=$(csv_col "$out" 2 1 "$r")
+	echo "$r,$(wc -l <<<"$v"),$(pct 50 <<<"$v"),$(pct 99 <<<"$v"),$(maximum <<<"$v")" >>"$sum"
+done
+
+echo
+echo "ring creation -> NAPI registered (uringtuned --mode tune), $RINGS rings per round"
+printf '%-6s %6s %10s %10s %10s\n' round rings p50_us p99_us max_us
+tail -n +2 "$sum" | tr , ' ' | xargs -n 5 printf '%-6s %6s %10s %10s %10s\n'
+all=$(tail -n +2 "$out" | cut -d, -f2)
+printf '%-6s %6s %10s %10s %10s\n' all "$(wc -l <<<"$all")" "$(pct 50 <<<"$all")" \
+	"$(pct 99 <<<"$all")" "$(maximum <<<"$all")"
+p99s=$(csv_col "$sum" 4)
+echo "median over rounds: p50 $(csv_col "$sum" 3 | median) us ($(csv_col "$sum" 3 | range)), p99 $(median <<<"$p99s") us ($(range <<<"$p99s"))"
+echo
+target "reaction p99 (ms, median of rounds)" "$(awk -v v="$(median <<<"$p99s")" 'BEGIN{printf "%.2f", v/1000}')" '<=' 20
+
+# plot: CDF of each round
+curves=()
+for r in $(seq 1 "$ROUNDS"); do
+	csv_col "$out" 2 1 "$r" | awk '{a[NR]=$1} END {for (i=1;i<=NR;i++) printf "%s,%.5f\n", a[i]/1000, i/NR}' \
+		>"$T/cdf$r.csv"
+	curves+=("'$T/cdf$r.csv' using 1:2 with steps lw 2 title 'round $r'")
+done
+plot "$RESULTS/reaction.png" 900 450 <<EOF
+set title 'ring creation to NAPI registered by uringtuned: CDF, $RINGS rings per round ($BATCH per process, one process every $GAP_MS ms)'
+set xlabel 'reaction, ms'
+set ylabel 'fraction of rings'
+set logscale x
+set yrange [0:1.02]
+set key bottom right
+set arrow from 20, graph 0 to 20, graph 1 nohead lc rgb 'red' dt 3
+set label 'p99 target 20 ms' at 20, graph 0.5 right offset -1,0 tc rgb 'red'
+set arrow from graph 0, first 0.99 to graph 1, first 0.99 nohead lc rgb '#888888' dt 2
+plot $(IFS=,; echo "${curves[*]}")
+EOF
+echo "csv: $out $sum"
