@@ -56,6 +56,8 @@ struct config_key {
 
 static int parse_mode(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
+static int parse_iopoll_stats(const struct config_key *key, const char *value,
+			      void *field, char *why, size_t whylen);
 static int parse_path(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
 static int parse_uint(const struct config_key *key, const char *value,
@@ -96,6 +98,8 @@ static const struct config_key config_keys[] = {
 	  .doc = "capacity of the BPF map of rings" },
 	{ "daemon", "log_level", parse_log_level, FIELD(log_level),
 	  .doc = "least severe message logged" },
+	{ "daemon", "iopoll_stats", parse_iopoll_stats, FIELD(iopoll_stats),
+	  .doc = "when to time IOPOLL requests: auto, always or off" },
 
 	/* the kernel caps a ring's busy_poll_to at 10 ms */
 	{ "napi", "min_busy_poll_us", parse_uint, FIELD(napi.min_us), .min = 1, .max = 10000,
@@ -238,6 +242,23 @@ static int bad_value(char *why, size_t whylen, const char *value,
 	else
 		snprintf(why, whylen, "expected %s, got an empty value", expected);
 	return -EINVAL;
+}
+
+static int parse_iopoll_stats(const struct config_key *key, const char *value,
+			      void *field, char *why, size_t whylen)
+{
+	enum ut_iopoll_stats_mode *m = field;
+
+	(void)key;
+	if (!strcmp(value, "auto"))
+		*m = UT_IOPOLL_AUTO;
+	else if (!strcmp(value, "always"))
+		*m = UT_IOPOLL_ALWAYS;
+	else if (!strcmp(value, "off"))
+		*m = UT_IOPOLL_OFF;
+	else
+		return bad_value(why, whylen, value, "auto, always or off");
+	return 0;
 }
 
 static int parse_mode(const struct config_key *key, const char *value,

@@ -44,6 +44,12 @@ struct ut_select {
 	unsigned int n_exclude_cgroup;
 };
 
+enum ut_iopoll_stats_mode {
+	UT_IOPOLL_AUTO,		/* trace requests while IOPOLL rings exist */
+	UT_IOPOLL_ALWAYS,	/* always: exact from a ring's first request */
+	UT_IOPOLL_OFF,
+};
+
 struct ut_config {
 	enum ut_mode mode;
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -51,6 +57,7 @@ struct ut_config {
 	unsigned int tick_ms;		/* registry refresh / reconcile interval */
 	unsigned int max_rings;		/* capacity of the BPF ring map */
 	int log_level;			/* LOG_ERR .. LOG_DEBUG */
+	enum ut_iopoll_stats_mode iopoll_stats;
 	struct tuner_policy napi;	/* [napi] */
 	struct ut_select select;	/* [select] */
 	/* [export]: Prometheus textfile for node_exporter (daemon/export.c) */

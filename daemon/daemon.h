@@ -22,6 +22,7 @@ struct ut_daemon {
 	struct ut_registry reg;
 	struct ut_trace trace;
 	struct ut_iopoll iopoll;		/* optional: IOPOLL statistics */
+	uint64_t iopoll_last_seen_ns;		/* an IOPOLL ring was last listed */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */

@@ -53,6 +53,8 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 			  ev->comm, ev->fd, setup_flags_str(ev->setup_flags, flags, sizeof(flags)));
 		/* acted on from the event, not the next tick */
 		tuning_ring_seen(d, ring);
+		if (ev->setup_flags & UT_SETUP_IOPOLL)
+			inventory_iopoll_hooks(d);
 		break;
 	case UT_EV_NAPI_REGISTER:
 		if (registry_on_napi_register(&d->reg, ev, d->self_pid)) {
@@ -138,5 +140,45 @@ void inventory_refresh_stats(struct ut_daemon *d)
 		ring->have_stats = trace_ring_stats(&d->trace, ring->ctx, &ring->stats) == 0;
 		if (ring->setup_flags & UT_SETUP_IOPOLL)
 			ring->have_iop = iopoll_ring_stats(&d->iopoll, ring->ctx, &ring->iop) == 0;
+	}
+}
+
+/* in auto mode the hooks stay on this long after the last IOPOLL ring */
+#define IOPOLL_HOOKS_LINGER_NS	(60 * 1000000000ULL)
+
+void inventory_iopoll_hooks(struct ut_daemon *d)
+{
+	uint64_t now = now_ns();
+	struct ut_ring *ring;
+	bool want = false;
+	size_t i, n = 0;
+	int ret;
+
+	registry_for_each(&d->reg, i, ring)
+		if (ring->setup_flags & UT_SETUP_IOPOLL)
+			n++;
+	if (n)
+		d->iopoll_last_seen_ns = now;
+	switch (d->cfg.iopoll_stats) {
+	case UT_IOPOLL_ALWAYS:
+		want = true;
+		break;
+	case UT_IOPOLL_AUTO:
+		/* a short gap between IOPOLL rings should not lose the next one's start */
+		want = n || (d->iopoll.attached && now - d->iopoll_last_seen_ns < IOPOLL_HOOKS_LINGER_NS);
+		break;
+	case UT_IOPOLL_OFF:
+		break;
+	}
+	if (want && !d->iopoll.attached && d->iopoll.skel) {
+		ret = iopoll_attach(&d->iopoll, now);
+		if (ret)
+			log_warn("attaching the IOPOLL programs failed: %s", strerror(-ret));
+		else
+			log_info("timing IOPOLL requests (%zu IOPOLL rings, iopoll_stats %s)", n,
+				 d->cfg.iopoll_stats == UT_IOPOLL_ALWAYS ? "always" : "auto");
+	} else if (!want && d->iopoll.attached) {
+		iopoll_detach(&d->iopoll);
+		log_info("no IOPOLL ring: request timing off");
 	}
 }

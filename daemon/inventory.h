@@ -15,4 +15,7 @@ int inventory_sweep(struct ut_daemon *d);
 /* copy every ring's statistics from the BPF map */
 void inventory_refresh_stats(struct ut_daemon *d);
 
+/* IOPOLL timing hooks on or off, as iopoll_stats and the registry say */
+void inventory_iopoll_hooks(struct ut_daemon *d);
+
 #endif /* UT_INVENTORY_H */

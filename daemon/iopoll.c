@@ -47,14 +47,34 @@ int iopoll_open(struct ut_iopoll *io, unsigned int max_rings, char *err, size_t 
 	bpf_map__set_max_entries(io->skel->maps.iopoll_rings, io->max_rings);
 
 	ret = iopoll_trace_bpf__load(io->skel);
-	if (!ret)
-		ret = iopoll_trace_bpf__attach(io->skel);
 	if (ret) {
 		snprintf(err, errlen, "loading the IOPOLL programs failed: %s", strerror(-ret));
 		iopoll_close(io);
 		return ret;
 	}
 	return 0;
+}
+
+int iopoll_attach(struct ut_iopoll *io, uint64_t now_ns)
+{
+	int ret;
+
+	if (!io->skel || io->attached)
+		return 0;
+	ret = iopoll_trace_bpf__attach(io->skel);
+	if (ret)
+		return ret;
+	io->attached = true;
+	io->attached_ns = now_ns;
+	return 0;
+}
+
+void iopoll_detach(struct ut_iopoll *io)
+{
+	if (!io->skel || !io->attached)
+		return;
+	iopoll_trace_bpf__detach(io->skel);
+	io->attached = false;
 }
 
 void iopoll_close(struct ut_iopoll *io)
@@ -65,7 +85,7 @@ void iopoll_close(struct ut_iopoll *io)
 
 bool iopoll_loaded(const struct ut_iopoll *io)
 {
-	return io->skel != NULL;
+	return io->skel != NULL && io->attached;
 }
 
 int iopoll_ring_stats(const struct ut_iopoll *io, uint64_t ctx, struct ut_iopoll_stats *out)

@@ -19,10 +19,18 @@ struct iopoll_trace_bpf;
 struct ut_iopoll {
 	struct iopoll_trace_bpf *skel;
 	unsigned int max_rings;
+	bool attached;
+	uint64_t attached_ns;		/* CLOCK_MONOTONIC, when the hooks went on */
 };
 
-/* 0, or -errno with err saying why IOPOLL statistics are unavailable */
+/*
+ * Load (not attach): 0, or -errno with err saying why IOPOLL statistics are
+ * unavailable.
+ */
 int iopoll_open(struct ut_iopoll *io, unsigned int max_rings, char *err, size_t errlen);
+/* hooks on or off; the counts in the maps stay */
+int iopoll_attach(struct ut_iopoll *io, uint64_t now_ns);
+void iopoll_detach(struct ut_iopoll *io);
 void iopoll_close(struct ut_iopoll *io);
 bool iopoll_loaded(const struct ut_iopoll *io);
 

@@ -121,6 +121,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	inventory_refresh_stats(l->d);
 	tuning_tick(l->d);
 	tuning_flush(l->d);
+	inventory_iopoll_hooks(l->d);
 	export_tick(l->d);
 	notify_status(l, NULL, false);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
@@ -348,11 +349,14 @@ int main(int argc, char **argv)
 	/* IOPOLL statistics are a bonus: without them the daemon still works */
 	if (iopoll_open(&d.iopoll, d.cfg.max_rings, err, sizeof(err)))
 		log_warn("%s: IOPOLL completion times will not be reported", err);
+	/* always: on before the first sweep, so rings found later are exact */
+	inventory_iopoll_hooks(&d);
 	ret = inventory_sweep(&d);
 	if (ret) {
 		ret = 1;
 		goto out_trace;
 	}
+	inventory_iopoll_hooks(&d);
 	trace_consume(&d.trace);
 	inventory_refresh_stats(&d);
 	/* before anything changes a ring: what a previous run left */

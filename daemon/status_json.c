@@ -108,7 +108,7 @@ static struct json_object *hist_json(const __u64 *hist)
 }
 
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
-static struct json_object *iopoll_json(const struct ut_ring *ring)
+static struct json_object *iopoll_json(const struct ut_ring *ring, const struct ut_iopoll *io)
 {
 	static const char *const classes[UT_IOP_CLASSES] = {
 		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
@@ -126,6 +126,9 @@ static struct json_object *iopoll_json(const struct ut_ring *ring)
 	iopoll_summarize(s, &sum);
 	iopoll_advise(&sum, hybrid, s->hybrid_poll_time_ns, &adv);
 	json_object_object_add(o, "mode", json_object_new_string(hybrid ? "hybrid" : "classic"));
+	/* requests before the hooks went on were not counted */
+	json_object_object_add(o, "partial", json_object_new_boolean(!io->attached ||
+				       ring->first_seen_ns < io->attached_ns));
 	json_object_object_add(o, "completions", u64_json(sum.completions));
 	json_object_object_add(o, "in_flight", u64_json(sum.in_flight));
 	json_object_object_add(o, "p50_ns", sum.completions ? u64_json(sum.p50_ns) : NULL);
@@ -174,8 +177,9 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 	return o;
 }
 
-struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
+struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *ring)
 {
+	bool napi_supported = d->napi_supported;
 	static const struct ut_ring_stats no_stats;
 	const struct ut_ring_stats *s = ring->have_stats ? &ring->stats : &no_stats;
 	struct json_object *o = json_object_new_object();
@@ -204,7 +208,7 @@ struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported)
 			       json_object_new_string(managed_by_name(ring->managed_by)));
 	json_object_object_add(o, "tuning", tuning_json(ring));
 	if (ring->setup_flags & UT_SETUP_IOPOLL)
-		json_object_object_add(o, "iopoll", iopoll_json(ring));
+		json_object_object_add(o, "iopoll", iopoll_json(ring, &d->iopoll));
 	return o;
 }
 
@@ -222,7 +226,11 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "mode", json_object_new_string(config_mode_name(d->cfg.mode)));
 	json_object_object_add(daemon, "kernel", json_object_new_string(d->kernel));
 	json_object_object_add(daemon, "napi_supported", json_object_new_boolean(d->napi_supported));
-	json_object_object_add(daemon, "iopoll_stats", json_object_new_boolean(iopoll_loaded(&d->iopoll)));
+	json_object_object_add(daemon, "iopoll_stats",
+			       json_object_new_string(!d->iopoll.skel ? "unavailable" :
+						      d->cfg.iopoll_stats == UT_IOPOLL_ALWAYS ? "always" :
+						      d->cfg.iopoll_stats == UT_IOPOLL_OFF ? "off" : "auto"));
+	json_object_object_add(daemon, "iopoll_tracing", json_object_new_boolean(d->iopoll.attached));
 	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
 	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));
 	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));
@@ -243,7 +251,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 
 	sorted = registry_sorted(&d->reg, &n);
 	for (size_t i = 0; sorted && i < n; i++)
-		json_object_array_add(rings, ring_json(sorted[i], d->napi_supported));
+		json_object_array_add(rings, ring_json(d, sorted[i]));
 	free(sorted);
 
 	json_object_object_add(root, "version", json_object_new_int(1));

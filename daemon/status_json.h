@@ -11,7 +11,7 @@
 #include "daemon.h"
 
 struct json_object *status_json(const struct ut_daemon *d);
-struct json_object *ring_json(const struct ut_ring *ring, bool napi_supported);
+struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *ring);
 
 const char *track_mode_name(uint8_t mode);
 

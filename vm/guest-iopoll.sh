@@ -50,6 +50,7 @@ sed -e "s|^socket = .*|socket = $SOCK|" \
     -e "s|^textfile_dir = .*|textfile_dir = /tmp/textfile|" \
     -e "s|^tick_ms = .*|tick_ms = $TICK_MS|" \
     -e "s|^mode = .*|mode = observe|" \
+    -e "s|^iopoll_stats = .*|iopoll_stats = always|" \
     /etc/uringtune/uringtune.ini >$CONF
 
 # the whole daemon log goes to the console log (verifier logs are long), its

@@ -7,8 +7,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 start_daemon
-status_json | jq -e '.daemon.iopoll_stats == true' >/dev/null ||
-	fail "the daemon runs without its IOPOLL programs: $(grep -i iopoll "$T/daemon.log")"
+status_json | jq -e '.daemon.iopoll_stats == "auto" and (.daemon.iopoll_tracing | not)' >/dev/null ||
+	fail "auto mode must start with the IOPOLL hooks off: $(status_json | jq -c .daemon)"
 
 # the kernel's view: the daemon holds the iopoll programs, attached
 names=()
@@ -30,10 +30,22 @@ for kind in iopoll hybrid-iopoll; do
 	[ "$kind" = hybrid-iopoll ] && mode=hybrid
 	expect_ring "$pid" "$fd" ".iopoll.mode == \"$mode\" and .iopoll.completions == 0 and
 		(.iopoll.advice.why | test(\"too few\")) and (.tunable | not)"
+	# auto: the first IOPOLL ring switched the hooks on, after it was made
+	status_json | jq -e '.daemon.iopoll_tracing' >/dev/null || fail "hooks still off"
+	[ "$kind" = hybrid-iopoll ] || expect_ring "$pid" "$fd" '.iopoll.partial'
 	"$B/uringtune" --socket "$SOCK" status | grep -q "^  iopoll $mode: 0 completions" ||
 		fail "the table has no iopoll line for the $kind ring"
 	echo "$kind: $(ring "$pid" "$fd" | jq -c '.iopoll | {mode, completions, advice: .advice.why}')"
 done
+# always: hooks on from the start; a ring made afterwards is counted whole
+stop_daemon
+start_daemon iopoll_stats=always
+status_json | jq -e '.daemon.iopoll_tracing' >/dev/null || fail "always: hooks off"
+bg "$B/ringhold" --flags iopoll >"$T/always.out"
+wait_line "$T/always.out" '^ready'
+read -r pid fd < <(ring_of "$T/always.out")
+expect_ring "$pid" "$fd" '(.iopoll.partial | not)'
+
 # a plain ring has no iopoll section
 bg "$B/ringhold" >"$T/plain.out"
 wait_line "$T/plain.out" '^ready'
