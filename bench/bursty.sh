@@ -19,7 +19,8 @@
 #   MODES (default "none s50 tune")
 # cpu_pressure_ms: the host's CPU pressure during the run (psi_us in
 # bench/lib.sh), which flags runs something else disturbed.
-# CSV: RESULTS/bursty.csv, bursty_summary.csv; plot bursty.png.
+# CSV: RESULTS/bursty.csv, bursty_summary.csv; the tuner's last decision on
+# each tune run's server ring: bursty_decisions.txt; plot bursty.png.
 . "$(dirname "$0")/lib.sh"
 
 PART=bursty
@@ -42,7 +43,7 @@ one_run() {
 	case $mode in
 	s*) napi=(--napi-busy-poll-us "${mode#s}") ;;
 	esac
-	[ "$mode" != tune ] || bench_daemon mode=tune
+	[ "$mode" != tune ] || bench_daemon mode=tune include_comm=pingpong
 	pp_server --cpu "${napi[@]}"
 	if [ "$mode" = tune ]; then
 		read -r p f < <(ring_of "$T/server.out")
@@ -55,6 +56,13 @@ one_run() {
 	w1=$(date +%s%N)
 	psi1=$(psi_us)
 	state=$(server_napi)
+	if [ "$mode" = tune ]; then
+		# what the tuner did to the server's ring, and why (its last decision)
+		read -r p f < <(ring_of "$T/server.out")
+		ring "$p" "$f" | jq -r --arg r "$r" \
+			'"round \($r) server ring: busy_poll_us \(.napi.busy_poll_us), last decision: \(.tuning.last_decision // "none")"' \
+			>>"$RESULTS/bursty_decisions.txt" || true
+	fi
 	pp_server_stop
 	[ "$mode" != tune ] || stop_daemon
 	line=$(grep '^rtt ' "$T/client.out")
@@ -71,6 +79,7 @@ one_run() {
 		$(((psi1 - psi0) / 1000))
 }
 
+rm -f "$RESULTS/bursty_decisions.txt"
 echo "round,mode,pings,wall_s,client_cpu_us,server_cpu_us,cpu_us_per_ping,cpu_pct,p50_us,p99_us,avg_us,server_napi,cpu_pressure_ms" >"$out"
 n=${#modes[@]}
 for r in $(seq 1 "$ROUNDS"); do
@@ -114,6 +123,7 @@ if [[ " $MODES " == *" tune "* && " $MODES " == *" s50 "* ]]; then
 	echo
 	echo "tune vs s50: CPU per ping $(ratio "$(sv tune 3)" "$(sv s50 3)")x, CPU per ping vs none $(sv tune 7) and $(sv s50 7) us, p50 $(ratio "$(sv tune 8)" "$(sv s50 8)")x, p99 $(ratio "$(sv tune 11)" "$(sv s50 11)")x"
 	echo "server ring's NAPI at the end of the tune runs: $(csv_col "$out" 12 2 tune | sort | uniq -c | awk '{printf "%s (%s runs) ", $2, $1}')"
+	[ ! -s "$RESULTS/bursty_decisions.txt" ] || cat "$RESULTS/bursty_decisions.txt"
 fi
 
 # --- plot ----------------------------------------------------------------------

@@ -127,6 +127,9 @@ rss_kb() {
 # bench_daemon [key=value ...]: a private uringtuned without -v (logging every
 # ring would be part of what is measured), ready when it answers. DAEMON_BIN
 # (default build/uringtuned) measures another build, e.g. an older revision.
+# Tune-mode benchmarks pass include_comm=pingpong (or ringhold): the daemon
+# then leaves other io_uring users on a shared host alone; the tools' rings
+# are taken exactly as with the default "everyone".
 bench_daemon() {
 	write_config "$@"
 	"${DAEMON_BIN:-$B/uringtuned}" -c "$CONF" >>"$T/daemon.log" 2>&1 &

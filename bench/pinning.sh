@@ -42,7 +42,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		fi
 		napi=()
 		[ "$mode" != s50 ] || napi=(--napi-busy-poll-us 50)
-		[ "$mode" != tune ] || bench_daemon mode=tune
+		[ "$mode" != tune ] || bench_daemon mode=tune include_comm=pingpong
 		pp_server "${napi[@]}"
 		if [ "$mode" = tune ]; then
 			read -r p f < <(ring_of "$T/server.out")

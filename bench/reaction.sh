@@ -30,7 +30,7 @@ procs=$((RINGS / BATCH))
 echo "round,reaction_us" >"$out"
 echo "round,rings,p50_us,p99_us,max_us" >"$sum"
 for r in $(seq 1 "$ROUNDS"); do
-	bench_daemon mode=tune max_rings=$((RINGS + 1024)) state_dir="${STATE_DIR:-$T/state}/$r"
+	bench_daemon mode=tune include_comm=ringhold max_rings=$((RINGS + 1024)) state_dir="${STATE_DIR:-$T/state}/$r"
 	pids=()
 	for i in $(seq 1 "$procs"); do
 		bg "$B/ringhold" --count "$BATCH" --hold 300 >"$T/h$i.out"

@@ -55,7 +55,7 @@ one_run() {
 	s*p) napi=(--napi-busy-poll-us "${mode:1:-1}" --napi-prefer) ;;
 	s*) napi=(--napi-busy-poll-us "${mode#s}") ;;
 	esac
-	[ "$mode" != tune ] || bench_daemon mode=tune
+	[ "$mode" != tune ] || bench_daemon mode=tune include_comm=pingpong
 	pp_server --ring "$ring" "${napi[@]}"
 	if [ "$mode" = tune ]; then
 		# the daemon takes new rings in milliseconds: wait for the server's
