@@ -324,14 +324,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			tool_usage_error("%s: missing argument", av[optind - 1]);
 		default:
-			if (optopt >= OPT_BIND)
-				tool_usage_error("%s: takes no argument", av[optind - 1]);
-			if (optopt)
-				tool_usage_error("unknown option '-%c' (see --help)", optopt);
-			tool_usage_error("unknown option '%s' (see --help)", av[optind - 1]);
+			tool_bad_option(c, av, OPT_BIND);
 		}
 	}
 	if (optind < ac)

@@ -175,14 +175,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case 'h':
 			usage(stdout);
 			exit(0);
-		case ':':
-			tool_usage_error("%s: missing argument", argv[optind - 1]);
 		default:
-			if (optopt >= OPT_FLAGS)
-				tool_usage_error("%s: takes no argument", argv[optind - 1]);
-			if (optopt)
-				tool_usage_error("unknown option '-%c' (see --help)", optopt);
-			tool_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
+			tool_bad_option(c, argv, OPT_FLAGS);
 		}
 	}
 	if (optind < argc)

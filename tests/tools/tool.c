@@ -2,6 +2,7 @@
 /* Helpers shared by the load generators. */
 #include <ctype.h>
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,17 @@ void tool_usage_error(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	exit(TOOL_EXIT_USAGE);
+}
+
+void tool_bad_option(int c, char **argv, int first_long)
+{
+	if (c == ':')
+		tool_usage_error("%s: missing argument", argv[optind - 1]);
+	if (optopt >= first_long)
+		tool_usage_error("%s: takes no argument", argv[optind - 1]);
+	if (optopt)
+		tool_usage_error("unknown option '-%c' (see --help)", optopt);
+	tool_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 }
 
 unsigned long tool_parse_ulong(const char *opt, const char *arg, unsigned long min,

@@ -18,6 +18,12 @@ extern const char *tool_prog;
 /* "prog: message" on stderr, exit 2 */
 void tool_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
+/*
+ * A getopt_long() error (c is ':' or '?'): one line naming the option,
+ * exit 2. Long options' values start at first_long.
+ */
+void tool_bad_option(int c, char **argv, int first_long) __attribute__((noreturn));
+
 /* a decimal in [min, max] or a usage error naming opt and what was expected */
 unsigned long tool_parse_ulong(const char *opt, const char *arg, unsigned long min,
 			       unsigned long max, const char *expect);
