@@ -17,6 +17,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "hist.bpf.h"
 #include "uringtune.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -88,19 +89,6 @@ static __always_inline __u32 op_class(__u8 opcode)
 	default:
 		return UT_IOP_OTHER;
 	}
-}
-
-static __always_inline __u32 log2_u64(__u64 v)
-{
-	__u32 r = 0;
-
-	if (v >> 32) { v >>= 32; r += 32; }
-	if (v >> 16) { v >>= 16; r += 16; }
-	if (v >> 8) { v >>= 8; r += 8; }
-	if (v >> 4) { v >>= 4; r += 4; }
-	if (v >> 2) { v >>= 2; r += 2; }
-	if (v >> 1) r += 1;
-	return r;
 }
 
 static struct ut_iopoll_stats *iopoll_ring(__u64 key, __u32 flags)

@@ -8,18 +8,10 @@
 
 #include "inventory.h"
 #include "uring_abi.h"
+#include "clock.h"
 #include "log.h"
 #include "setup_flags.h"
 #include "tuning.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* CLOCK_MONOTONIC is bpf_ktime_get_ns()'s clock */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 /*
  * Inode of the ring's file, for programs too old to send it (the event

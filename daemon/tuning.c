@@ -7,17 +7,9 @@
 #include <time.h>
 
 #include "actuator.h"
+#include "clock.h"
 #include "log.h"
 #include "tuning.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	/* bpf_ktime_get_ns()'s clock: napi_ids_changed_ns compares with it */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
 
 static void target_of(const struct ut_ring *ring, struct ring_target *t)
 {

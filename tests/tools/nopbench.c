@@ -35,25 +35,11 @@
 /* the clock is read once per this many batches (a read costs ~50 ns here) */
 #define CLOCK_EVERY		64
 
-struct ring_kind {
-	const char *name;
-	unsigned int flags;
-};
-
-static const struct ring_kind ring_kinds[] = {
-	{ "plain",		0 },
-	{ "single-issuer",	UT_SETUP_SINGLE_ISSUER },
-	{ "defer-taskrun",	UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN },
-	{ "sqpoll",		UT_SETUP_SQPOLL },
-};
-
-#define NR_RING_KINDS	(sizeof(ring_kinds) / sizeof(ring_kinds[0]))
-
 struct opts {
 	unsigned int batch;
 	unsigned int seconds;		/* 0: run --ops instead */
 	unsigned long long ops;		/* 0: run --seconds instead */
-	const struct ring_kind *ring;
+	const struct tool_ring_kind *ring;
 };
 
 static void usage(FILE *f)
@@ -66,17 +52,6 @@ static void usage(FILE *f)
 		"  --ring KIND     plain, single-issuer, defer-taskrun or sqpoll (plain)\n"
 		"Prints: ring pid= fd= flags=, then nop ops= batch= seconds= ops_per_s=\n",
 		DEFAULT_BATCH, MAX_BATCH, DEFAULT_SECONDS);
-}
-
-static const struct ring_kind *parse_ring(const char *arg)
-{
-	size_t i;
-
-	for (i = 0; i < NR_RING_KINDS; i++)
-		if (!strcmp(arg, ring_kinds[i].name))
-			return &ring_kinds[i];
-	tool_usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
-			 arg);
 }
 
 enum {
@@ -103,7 +78,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	memset(o, 0, sizeof(*o));
 	o->batch = DEFAULT_BATCH;
 	o->seconds = DEFAULT_SECONDS;
-	o->ring = &ring_kinds[0];
+	o->ring = tool_parse_ring_kind("plain");
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:h", long_opts, NULL)) != -1) {
@@ -122,7 +97,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 						  "a positive integer");
 			break;
 		case OPT_RING:
-			o->ring = parse_ring(optarg);
+			o->ring = tool_parse_ring_kind(optarg);
 			break;
 		case 'h':
 			usage(stdout);

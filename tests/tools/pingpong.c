@@ -70,25 +70,13 @@ enum mode {
 	MODE_CLIENT,
 };
 
-struct ring_kind {
-	const char *name;
-	unsigned int flags;
-};
-
-static const struct ring_kind ring_kinds[] = {
-	{ "plain",		0 },
-	{ "single-issuer",	UT_SETUP_SINGLE_ISSUER },
-	{ "defer-taskrun",	UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN },
-	{ "sqpoll",		UT_SETUP_SQPOLL },
-};
-
 struct opts {
 	enum mode mode;
 	struct sockaddr_in addr;
 	const char *addr_str;
 	unsigned int count;		/* server: 0 = until a signal */
 	unsigned int size;
-	const struct ring_kind *ring;
+	const struct tool_ring_kind *ring;
 	unsigned int napi_us;		/* 0 = no NAPI registration */
 	bool napi_prefer;
 	unsigned int linger_s;
@@ -193,17 +181,6 @@ bad:
 		    opt, arg);
 }
 
-static const struct ring_kind *parse_ring(const char *arg)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(ring_kinds) / sizeof(ring_kinds[0]); i++)
-		if (!strcmp(arg, ring_kinds[i].name))
-			return &ring_kinds[i];
-	tool_usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
-		    arg);
-}
-
 enum {
 	OPT_BIND = 256,
 	OPT_CONNECT,
@@ -247,7 +224,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 
 	memset(o, 0, sizeof(*o));
 	o->size = DEFAULT_SIZE;
-	o->ring = &ring_kinds[0];
+	o->ring = tool_parse_ring_kind("plain");
 	o->window = 1;
 
 	if (argc < 2)
@@ -288,7 +265,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			have_size = true;
 			break;
 		case OPT_RING:
-			o->ring = parse_ring(optarg);
+			o->ring = tool_parse_ring_kind(optarg);
 			break;
 		case OPT_NAPI_US:
 			o->napi_us = tool_parse_ulong("--napi-busy-poll-us", optarg, 1,

@@ -38,6 +38,23 @@ void tool_bad_option(int c, char **argv, int first_long)
 	tool_usage_error("unknown option '%s' (see --help)", argv[optind - 1]);
 }
 
+static const struct tool_ring_kind ring_kinds[] = {
+	{ "plain",		0 },
+	{ "single-issuer",	UT_SETUP_SINGLE_ISSUER },
+	/* DEFER_TASKRUN requires SINGLE_ISSUER */
+	{ "defer-taskrun",	UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN },
+	{ "sqpoll",		UT_SETUP_SQPOLL },
+};
+
+const struct tool_ring_kind *tool_parse_ring_kind(const char *arg)
+{
+	for (size_t i = 0; i < sizeof(ring_kinds) / sizeof(ring_kinds[0]); i++)
+		if (!strcmp(arg, ring_kinds[i].name))
+			return &ring_kinds[i];
+	tool_usage_error("--ring: expected plain, single-issuer, defer-taskrun or sqpoll, got '%s'",
+			 arg);
+}
+
 unsigned long tool_parse_ulong(const char *opt, const char *arg, unsigned long min,
 			       unsigned long max, const char *expect)
 {

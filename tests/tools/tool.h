@@ -24,6 +24,15 @@ void tool_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2),
  */
 void tool_bad_option(int c, char **argv, int first_long) __attribute__((noreturn));
 
+/* the ring kinds the network tools take with --ring */
+struct tool_ring_kind {
+	const char *name;
+	unsigned int flags;	/* IORING_SETUP_* */
+};
+
+/* "plain", "single-issuer", "defer-taskrun" or "sqpoll", else a usage error */
+const struct tool_ring_kind *tool_parse_ring_kind(const char *arg);
+
 /* a decimal in [min, max] or a usage error naming opt and what was expected */
 unsigned long tool_parse_ulong(const char *opt, const char *arg, unsigned long min,
 			       unsigned long max, const char *expect);
