@@ -18,6 +18,8 @@ PREFIX		?= /usr
 SBINDIR		?= $(PREFIX)/sbin
 BINDIR		?= $(PREFIX)/bin
 MANDIR		?= $(PREFIX)/share/man
+# liburingtune-agent.so; `uringtune exec` looks here (after its own directory)
+AGENTDIR	?= $(PREFIX)/lib/uringtune
 SYSCONFDIR	?= /etc
 # Debian's systemd 252: /lib/systemd/system
 UNITDIR		?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || \
@@ -39,7 +41,7 @@ ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN		:= -Wall -Wextra -Wformat=2 -Werror
 CFLAGS		?= -O2 -g
-override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -Itests/tools -I$(BUILD)
+override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -Iagent -Itests/tools -I$(BUILD)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 		   -I$(BUILD) -Ibpf -Icommon
 
@@ -66,7 +68,19 @@ DAEMON_OBJS	:= $(DAEMON_SRCS:%.c=$(BUILD)/%.o)
 DAEMON_LIB_OBJS	:= $(DAEMON_LIB_SRCS:%.c=$(BUILD)/%.o)
 CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
 
+# the in-process agent (LD_PRELOAD): position independent, its own symbols
+# hidden but for the interposed entry points; liburing's headers for its
+# types only (it must load into programs without liburing too)
+AGENT_SRCS	:= $(wildcard agent/*.c)
+AGENT_OBJS	:= $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+AGENT_LIB	:= $(BUILD)/liburingtune-agent.so
+# the agent's pure parts (policy string, page checks), for its unit tests
+AGENT_PURE_OBJS	:= $(BUILD)/agent/agent_check.o
+
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
+# test_agent_*: the agent's pure parts; the rest: the daemon's
+AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
+DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS),$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
 # io_uring NOP throughput, for the benchmarks
@@ -79,7 +93,7 @@ DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BUILD)/uringtuned $(BUILD)/uringtune $(TOOLS) $(UNIT_BINS)
+all: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB) $(TOOLS) $(UNIT_BINS)
 
 deps:
 	@scripts/deps.sh
@@ -113,6 +127,9 @@ $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
+# where `uringtune exec` finds the agent once installed
+$(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
+
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
@@ -138,7 +155,23 @@ $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 
-$(BUILD)/tests/%: $(BUILD)/tests/unit/%.o $(DAEMON_LIB_OBJS) $(COMMON_OBJS)
+$(AGENT_OBJS): $(BUILD)/agent/%.o: agent/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+# -z nodelete: a program that dlclose()s it keeps the interposers' code mapped
+$(AGENT_LIB): $(AGENT_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,nodelete -Wl,-z,now -o $@ $^ -ldl -lpthread
+
+$(AGENT_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
+		$(AGENT_PURE_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+$(DAEMON_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
+		$(DAEMON_LIB_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
@@ -168,13 +201,15 @@ clean:
 # SYSCONFDIR/uringtune/uringtune.ini is never overwritten: the shipped one
 # goes next to it as uringtune.ini.dist, to compare by hand. Man pages are
 # gzipped as Debian does (-n: no name or time stamp, reproducible).
-install: $(BUILD)/uringtuned $(BUILD)/uringtune
-	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) \
+install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
+	$(Q)$(INSTALL) -d $(DESTDIR)$(SBINDIR) $(DESTDIR)$(BINDIR) $(DESTDIR)$(UNITDIR) $(DESTDIR)$(AGENTDIR) \
 		$(DESTDIR)$(SYSCONFDIR)/uringtune $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man8
 	$(call msg,INSTALL,$(DESTDIR)$(SBINDIR)/uringtuned)
 	$(Q)$(INSTALL) -m 0755 $(BUILD)/uringtuned $(DESTDIR)$(SBINDIR)/uringtuned
 	$(call msg,INSTALL,$(DESTDIR)$(BINDIR)/uringtune)
 	$(Q)$(INSTALL) -m 0755 $(BUILD)/uringtune $(DESTDIR)$(BINDIR)/uringtune
+	$(call msg,INSTALL,$(DESTDIR)$(AGENTDIR)/liburingtune-agent.so)
+	$(Q)$(INSTALL) -m 0644 $(AGENT_LIB) $(DESTDIR)$(AGENTDIR)/liburingtune-agent.so
 	$(call msg,INSTALL,$(DESTDIR)$(UNITDIR)/uringtune.service)
 	$(Q)sed -e 's|/usr/sbin/uringtuned|$(SBINDIR)/uringtuned|' \
 		-e 's|/etc/uringtune/|$(SYSCONFDIR)/uringtune/|' \

@@ -217,6 +217,22 @@ char *status_cell_ids(struct json_object *ring, const char *key)
 	return sb_take(&sb);
 }
 
+char *status_cell_managed(struct json_object *ring)
+{
+	struct json_object *via = jget(ring, "managed_via");
+	char *by = jget_esc(ring, "managed_by", true);
+
+	/* rings reached through the in-process agent are counted apart */
+	if (by && json_object_is_type(via, json_type_string) &&
+	    !strcmp(json_object_get_string(via), "agent")) {
+		char *both = st_strf("%s (agent)", by);
+
+		free(by);
+		return both;
+	}
+	return by;
+}
+
 char *status_cell_tunable(struct json_object *ring)
 {
 	struct json_object *reason = jget(ring, "reason");
@@ -325,7 +341,7 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 	if (jget_num(bp, "hit_rate", &rate))
 		cell[COL_BP_HIT] = st_percent(rate);
 
-	cell[COL_MANAGED] = jget_esc(ring, "managed_by", true);
+	cell[COL_MANAGED] = status_cell_managed(ring);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
 	if (jget(ring, "iopoll") && !(row->iopoll = st_iopoll_line(jget(ring, "iopoll"))))
 		return -ENOMEM;

@@ -30,6 +30,8 @@ char *cli_escape(const char *s, size_t len, bool quote);
 char *status_cell_flags(struct json_object *ring);
 char *status_cell_ids(struct json_object *ring, const char *key);
 char *status_cell_tunable(struct json_object *ring);
+/* managed_by, with " (agent)" for rings reached through the in-process agent */
+char *status_cell_managed(struct json_object *ring);
 
 /*
  * Print the summary line and the ring table for @reply (the daemon's

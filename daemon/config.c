@@ -24,6 +24,7 @@
 #include <string.h>
 #include <sys/types.h>
 
+#include "agent_abi.h"
 #include "config.h"
 #include "log.h"
 
@@ -33,6 +34,7 @@
 #define DEFAULT_STATE_DIR	"/var/lib/uringtune"
 /* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
 #define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
+#define DEFAULT_AGENT_PAGE	"/run/uringtune/agent.page"
 
 struct config_key;
 
@@ -82,6 +84,11 @@ static int parse_cgroups(const struct config_key *key, const char *value,
 /* a [select] list: the array f, its count n_f, UT_SELECT_MAX elements */
 #define LIST(f)		FIELD(select.f), \
 			.count = offsetof(struct ut_config, select.n_##f), \
+			.max = UT_SELECT_MAX
+
+/* an [agent] list of process names */
+#define AGENT_LIST(f)	FIELD(agent.f), \
+			.count = offsetof(struct ut_config, agent.n_##f), \
 			.max = UT_SELECT_MAX
 
 /* error messages list sections and keys in this order */
@@ -155,6 +162,19 @@ static const struct config_key config_keys[] = {
 	  .doc = "only processes in these cgroups" },
 	{ "select", "exclude_cgroup", parse_cgroups, LIST(exclude_cgroup),
 	  .doc = "never processes in these cgroups" },
+
+	{ "agent", "enabled", parse_bool, FIELD(agent.enabled),
+	  .doc = "answer liburingtune-agent.so at ring setup" },
+	{ "agent", "socket", parse_path, FIELD(agent.socket_path),
+	  .doc = "unix socket the agents ask" },
+	{ "agent", "page", parse_path, FIELD(agent.page_path),
+	  .doc = "policy page the agents map read-only" },
+	{ "agent", "hybrid_comm", parse_comms, AGENT_LIST(hybrid_comm),
+	  .doc = "processes whose IOPOLL rings get HYBRID_IOPOLL" },
+	{ "agent", "hybrid_auto_comm", parse_comms, AGENT_LIST(hybrid_auto_comm),
+	  .doc = "processes whose IOPOLL rings get it when the advisor says so" },
+	{ "agent", "napi_comm", parse_comms, AGENT_LIST(napi_comm),
+	  .doc = "processes whose SINGLE_ISSUER rings get NAPI busy polling" },
 };
 
 struct parse_ctx {
@@ -200,6 +220,11 @@ void config_defaults(struct ut_config *cfg)
 
 	cfg->export_textfile = true;
 	snprintf(cfg->textfile_dir, sizeof(cfg->textfile_dir), "%s", DEFAULT_TEXTFILE_DIR);
+
+	cfg->agent.enabled = true;
+	snprintf(cfg->agent.socket_path, sizeof(cfg->agent.socket_path), "%s", UT_AGENT_SOCKET);
+	snprintf(cfg->agent.page_path, sizeof(cfg->agent.page_path), "%s", DEFAULT_AGENT_PAGE);
+	/* cfg->agent lists: empty, only uringtune exec's flags ask for anything */
 }
 
 const char *config_mode_name(enum ut_mode mode)
@@ -891,7 +916,7 @@ int config_load(const char *path, struct ut_config *out, char *err, size_t errle
 	return ret;
 }
 
-static bool comm_in(const char (*list)[16], unsigned int n, const char *comm)
+bool config_comm_in(const char (*list)[16], unsigned int n, const char *comm)
 {
 	for (unsigned int i = 0; comm && i < n; i++)
 		if (strncmp(list[i], comm, sizeof(list[i])) == 0)
@@ -931,7 +956,7 @@ bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
 
 	if (!why)
 		why = &unused;
-	if (comm_in(sel->exclude_comm, sel->n_exclude_comm, comm)) {
+	if (config_comm_in(sel->exclude_comm, sel->n_exclude_comm, comm)) {
 		*why = "excluded by exclude_comm";
 		return false;
 	}
@@ -944,7 +969,7 @@ bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
 		return false;
 	}
 	if ((sel->n_include_comm || sel->n_include_uid || sel->n_include_cgroup) &&
-	    !comm_in(sel->include_comm, sel->n_include_comm, comm) &&
+	    !config_comm_in(sel->include_comm, sel->n_include_comm, comm) &&
 	    !uid_in(sel->include_uid, sel->n_include_uid, uid) &&
 	    !cgroup_in(sel->include_cgroup, sel->n_include_cgroup, cgroup)) {
 		*why = "matches no include rule";

@@ -50,6 +50,24 @@ enum ut_iopoll_stats_mode {
 	UT_IOPOLL_OFF,
 };
 
+/*
+ * [agent]: the in-process agent (liburingtune-agent.so) asks at ring setup.
+ * Programs started by `uringtune exec` say what they want; these rules are
+ * for programs that load the agent some other way (LD_PRELOAD in a unit's
+ * Environment=), by process name. exec's flags win over them.
+ */
+struct ut_agent_cfg {
+	bool enabled;			/* listen on the agent socket at all */
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char page_path[PATH_MAX];	/* the policy page agents map */
+	char hybrid_comm[UT_SELECT_MAX][16];	/* HYBRID_IOPOLL on their IOPOLL rings */
+	unsigned int n_hybrid_comm;
+	char hybrid_auto_comm[UT_SELECT_MAX][16];	/* ... as the IOPOLL advisor says */
+	unsigned int n_hybrid_auto_comm;
+	char napi_comm[UT_SELECT_MAX][16];	/* NAPI on their SINGLE_ISSUER rings */
+	unsigned int n_napi_comm;
+};
+
 struct ut_config {
 	enum ut_mode mode;
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
@@ -60,6 +78,7 @@ struct ut_config {
 	enum ut_iopoll_stats_mode iopoll_stats;
 	struct tuner_policy napi;	/* [napi] */
 	struct ut_select select;	/* [select] */
+	struct ut_agent_cfg agent;	/* [agent] */
 	/* [export]: Prometheus textfile for node_exporter (daemon/export.c) */
 	bool export_textfile;		/* textfile */
 	/* room for "/.uringtune.prom.XXXXXX" after it within PATH_MAX */
@@ -88,5 +107,8 @@ int config_mode_from_name(const char *name, enum ut_mode *mode);
  */
 bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
 		    const char *cgroup, const char **why);
+
+/* is @comm in a [select] or [agent] list of process names */
+bool config_comm_in(const char (*list)[16], unsigned int n, const char *comm);
 
 #endif /* UT_CONFIG_H */

@@ -24,29 +24,6 @@
 
 #define REQUEST_MAX	4096
 
-static int mkdir_parents(const char *path)
-{
-	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *p;
-
-	snprintf(dir, sizeof(dir), "%s", path);
-	p = strrchr(dir, '/');
-	if (!p || p == dir)
-		return 0;
-	*p = '\0';
-	for (p = dir + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(dir, 0755) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
 int control_listen(const char *path, char *err, size_t errlen)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_server.h"
 #include "config.h"
 #include "iopoll.h"
 #include "journal.h"
@@ -34,6 +35,9 @@ struct ut_daemon {
 	size_t n_take, cap_take;
 	uint64_t actions_ok;		/* changes the kernel accepted */
 	uint64_t actions_failed;	/* ... and refused */
+
+	/* the in-process agent: its socket, the policy page, their rings */
+	struct ut_agent_server agent;
 
 	/* last sweep, for status and metrics */
 	uint64_t sweeps;

@@ -36,6 +36,10 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 
 	switch (ev->type) {
 	case UT_EV_RING_CREATE:
+		/* a new ring at a freed ring's address: the old one's slot goes */
+		ring = registry_find(&d->reg, ev->ctx);
+		if (ring)
+			agent_server_ring_gone(d, ring);
 		ring = registry_on_create(&d->reg, ev, ev->ino ? ev->ino : ring_ino(ev->tgid, ev->fd));
 		if (!ring) {
 			log_err("out of memory for ring pid=%u fd=%d", ev->tgid, ev->fd);
@@ -49,6 +53,10 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 			inventory_iopoll_hooks(d);
 		break;
 	case UT_EV_NAPI_REGISTER:
+		ring = registry_find(&d->reg, ev->ctx);
+		/* the agent's calls come from the program's pid: they are uringtune's */
+		if (ring && agent_server_on_register(d, ring, ev))
+			break;
 		if (registry_on_napi_register(&d->reg, ev, d->self_pid)) {
 			ring = registry_find(&d->reg, ev->ctx);
 			log_info("ring pid=%d comm=%.16s fd=%d: the application %s NAPI busy polling "
@@ -86,6 +94,7 @@ static void on_rec(const struct ut_ring_rec *rec, void *arg)
 static void on_remove(const struct ut_ring *ring, void *arg)
 {
 	tuning_ring_gone(arg, ring);
+	agent_server_ring_gone(arg, ring);
 	log_debug("ring gone: pid=%d comm=%s fd=%d", ring->holder.pid,
 		  ring->holder.comm, ring->holder.fd);
 }

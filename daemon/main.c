@@ -78,19 +78,21 @@ static bool has_bpf_privileges(void)
 static void notify_status(struct loop *l, const char *also, bool force)
 {
 	struct ut_daemon *d = l->d;
-	size_t i, tuned = 0, app = 0;
+	size_t i, tuned = 0, app = 0, agent = 0;
 	struct ut_ring *ring;
 	char status[sizeof(l->status)];
 
 	registry_for_each(&d->reg, i, ring) {
-		if (ring->managed_by == UT_MANAGED_URINGTUNE)
+		if (ring->managed_by == UT_MANAGED_URINGTUNE) {
 			tuned++;
-		else if (ring->managed_by == UT_MANAGED_APP)
+			agent += ring->via_agent;
+		} else if (ring->managed_by == UT_MANAGED_APP) {
 			app++;
+		}
 	}
-	snprintf(status, sizeof(status), "%s mode: %zu ring%s, %zu tuned by uringtune, "
-		 "%zu managed by apps", config_mode_name(d->cfg.mode), d->reg.count,
-		 d->reg.count == 1 ? "" : "s", tuned, app);
+	snprintf(status, sizeof(status), "%s mode: %zu ring%s, %zu tuned by uringtune "
+		 "(%zu through the agent), %zu managed by apps", config_mode_name(d->cfg.mode),
+		 d->reg.count, d->reg.count == 1 ? "" : "s", tuned, agent, app);
 	if (!force && !strcmp(status, l->status))
 		return;
 	memcpy(l->status, status, sizeof(status));
@@ -121,6 +123,7 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	inventory_refresh_stats(l->d);
 	tuning_tick(l->d);
 	tuning_flush(l->d);
+	agent_server_tick(l->d);
 	inventory_iopoll_hooks(l->d);
 	export_tick(l->d);
 	notify_status(l, NULL, false);
@@ -138,6 +141,18 @@ static int on_control(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	trace_consume(&l->d->trace);
 	tuning_flush(l->d);
 	control_serve_one(fd, l->d);
+	return 0;
+}
+
+static int on_agent(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)s, (void)fd, (void)revents;
+	/* a RING message names a ring whose create event must be in first */
+	trace_consume(&l->d->trace);
+	tuning_flush(l->d);
+	agent_server_serve_one(l->d);
 	return 0;
 }
 
@@ -175,8 +190,12 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		goto out;
 	}
 	if (strcmp(next.socket_path, d->cfg.socket_path) ||
-	    next.max_rings != d->cfg.max_rings)
-		log_warn("reload: socket and max_rings take effect at the next start");
+	    next.max_rings != d->cfg.max_rings ||
+	    next.agent.enabled != d->cfg.agent.enabled ||
+	    strcmp(next.agent.socket_path, d->cfg.agent.socket_path) ||
+	    strcmp(next.agent.page_path, d->cfg.agent.page_path))
+		log_warn("reload: socket, max_rings and [agent] enabled, socket and page take "
+			 "effect at the next start");
 	if (next.mode != d->cfg.mode) {
 		log_warn("reload: mode change to %s takes effect at the next start",
 			 config_mode_name(next.mode));
@@ -184,6 +203,9 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	}
 	snprintf(next.socket_path, sizeof(next.socket_path), "%s", d->cfg.socket_path);
 	next.max_rings = d->cfg.max_rings;
+	next.agent.enabled = d->cfg.agent.enabled;
+	memcpy(next.agent.socket_path, d->cfg.agent.socket_path, sizeof(next.agent.socket_path));
+	memcpy(next.agent.page_path, d->cfg.agent.page_path, sizeof(next.agent.page_path));
 	d->cfg = next;
 	log_set_level(d->cfg.log_level);
 	log_info("configuration reloaded from %s", d->config_path);
@@ -208,6 +230,9 @@ static int run_loop(struct loop *l)
 	    (ret = sd_event_add_io(l->event, NULL, l->control_fd, EPOLLIN, on_control, l)) < 0 ||
 	    (ret = sd_event_add_time_relative(l->event, &l->tick, CLOCK_MONOTONIC,
 					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)
+		goto out;
+	if (d->agent.listen_fd >= 0 &&
+	    (ret = sd_event_add_io(l->event, NULL, d->agent.listen_fd, EPOLLIN, on_agent, l)) < 0)
 		goto out;
 
 	/* BPF is attached and the journal settled (main()): ready */
@@ -321,6 +346,9 @@ int main(int argc, char **argv)
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
 	d.self_pid = getpid();
+	/* nothing open yet: agent_server_close() on an early exit closes nothing */
+	d.agent.listen_fd = -1;
+	d.agent.page.ro_fd = -1;
 	if (uname(&uts) == 0)
 		snprintf(d.kernel, sizeof(d.kernel), "%s", uts.release);
 	d.napi_supported = trace_kernel_has_napi();
@@ -361,6 +389,9 @@ int main(int argc, char **argv)
 	inventory_refresh_stats(&d);
 	/* before anything changes a ring: what a previous run left */
 	tuning_settle_journal(&d);
+	/* the agents' page: slots a previous run left are settled like the journal */
+	agent_server_open(&d);
+	agent_server_settle(&d);
 	tuning_tick(&d);
 	tuning_flush(&d);
 	export_tick(&d);
@@ -383,6 +414,9 @@ int main(int argc, char **argv)
 	control_close(l.control_fd, d.cfg.socket_path);
 out_trace:
 	export_stop(&d);
+	/* the agents apply it at their rings' next call, after we are gone */
+	agent_server_restore_all(&d);
+	agent_server_close(&d);
 	/* restore every ring uringtune changed, whatever stopped the loop */
 	if (d.journal.n && tuning_restore_all(&d))
 		ret = 1;

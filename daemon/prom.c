@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent_server.h"
 #include "prom.h"
 #include "setup_flags.h"
 #include "trace.h"
@@ -238,8 +239,8 @@ static void ring_info(const struct ut_daemon *d, const struct ring_out *rings, s
 		const char *reason;
 		bool tunable;
 
-		tunable = ring_tunable(ring->setup_flags, d->napi_supported,
-				       ring->managed_by, &reason);
+		tunable = ring_tunable_agent(ring->setup_flags, d->napi_supported,
+					     ring->managed_by, agent_server_drives(ring), &reason);
 		/* no flags: empty, which PromQL reads as an absent label */
 		if (ring->setup_flags)
 			setup_flags_str(ring->setup_flags, flags, sizeof(flags));
@@ -250,6 +251,44 @@ static void ring_info(const struct ut_daemon *d, const struct ring_out *rings, s
 			"tunable=\"%s\"} 1\n", rings[i].labels, flags_esc,
 			managed_by_name(ring->managed_by), tunable ? "true" : "false");
 	}
+}
+
+/* the in-process agent: its rings counted apart, its answers and decisions */
+static void agent_metrics(const struct ut_daemon *d, const struct ring_out *rings, size_t n,
+			  FILE *out)
+{
+	const struct ut_agent_server *a = &d->agent;
+	size_t agent = 0, managed = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		agent += rings[i].ring->via_agent;
+		managed += rings[i].ring->via_agent &&
+			   rings[i].ring->managed_by == UT_MANAGED_URINGTUNE;
+	}
+	family(out, "uringtune_agent_rings", "gauge",
+	       "Rings set up through liburingtune-agent.so, and of those the ones uringtune "
+	       "manages.");
+	fprintf(out, "uringtune_agent_rings{managed=\"false\"} %zu\n", agent - managed);
+	fprintf(out, "uringtune_agent_rings{managed=\"true\"} %zu\n", managed);
+	family(out, "uringtune_agent_requests_total", "counter",
+	       "Ring setups the agent asked about: answered with a decision, or refused "
+	       "(no policy page, page full).");
+	fprintf(out, "uringtune_agent_requests_total{result=\"answered\"} %" PRIu64 "\n",
+		a->requests);
+	fprintf(out, "uringtune_agent_requests_total{result=\"refused\"} %" PRIu64 "\n",
+		a->refused);
+	family(out, "uringtune_agent_hybrid_total", "counter",
+	       "IOPOLL rings the agent set up with HYBRID_IOPOLL, or whose kernel refused it.");
+	fprintf(out, "uringtune_agent_hybrid_total{result=\"added\"} %" PRIu64 "\n",
+		a->hybrid_added);
+	fprintf(out, "uringtune_agent_hybrid_total{result=\"refused\"} %" PRIu64 "\n",
+		a->hybrid_fallback);
+	family(out, "uringtune_agent_decisions_total", "counter",
+	       "NAPI decisions written to the policy page, and those seen applied by the agent.");
+	fprintf(out, "uringtune_agent_decisions_total{state=\"published\"} %" PRIu64 "\n",
+		a->published);
+	fprintf(out, "uringtune_agent_decisions_total{state=\"applied\"} %" PRIu64 "\n",
+		a->applied);
 }
 
 static void ring_napi(const struct ring_out *rings, size_t n, FILE *out)
@@ -370,6 +409,7 @@ int prom_format(const struct ut_daemon *d, FILE *out)
 
 	self_metrics(d, out);
 	ring_info(d, rings, n, out);
+	agent_metrics(d, rings, n, out);
 	ring_napi(rings, n, out);
 	ring_counter(rings, n, out, "uringtune_ring_waits_total",
 		     "Waits on the ring that had to block (io_uring_cqring_wait).",

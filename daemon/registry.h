@@ -52,6 +52,19 @@ struct ut_ring {
 	char last_decision[200];	/* the tuner's last change, with its numbers */
 	uint64_t reaction_ns;		/* ring creation to our first change */
 
+	/* set up through the in-process agent (daemon/agent_server.c) */
+	bool via_agent;
+	uint32_t agent_slot;		/* its slot in the policy page */
+	uint8_t agent_entry;		/* enum ut_agent_entry */
+	bool agent_hybrid_added;	/* HYBRID_IOPOLL added at setup and kept */
+	bool agent_hybrid_fallback;	/* ... refused by the kernel: classic */
+	bool agent_napi_tried;		/* NAPI registered by the agent at setup */
+	int agent_napi_ret;		/* ... its result */
+	bool agent_pending;		/* a published decision not yet seen applied */
+	uint64_t agent_published_ns;
+	struct tuner_setting agent_want;	/* the last decision published */
+	char agent_why[128];		/* the daemon's answer at setup */
+
 	/* sweep bookkeeping */
 	uint64_t sweep_gen;
 	bool holder_seen;

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "agent_server.h"
+#include "clock.h"
 #include "export.h"
 #include "iopoll_advice.h"
 #include "setup_flags.h"
@@ -177,6 +179,36 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 	return o;
 }
 
+/* a ring set up through the in-process agent: what it did, what is on its way */
+static struct json_object *agent_json(const struct ut_ring *ring)
+{
+	struct json_object *o = json_object_new_object();
+	bool iopoll = ring->setup_flags & UT_SETUP_IOPOLL;
+	char napi[160];
+
+	json_object_object_add(o, "slot", u64_json(ring->agent_slot));
+	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(ring->agent_entry)));
+	json_object_object_add(o, "hybrid", json_object_new_string(
+		!iopoll ? "not an IOPOLL ring" :
+		ring->agent_hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
+		ring->agent_hybrid_added ? "added" :
+		ring->setup_flags & UT_SETUP_HYBRID_IOPOLL ? "set by the program" : "not added"));
+	if (!ring->agent_napi_tried)
+		snprintf(napi, sizeof(napi), "not registered at setup");
+	else if (ring->agent_napi_ret)
+		snprintf(napi, sizeof(napi), "refused: %s", strerror(-ring->agent_napi_ret));
+	else
+		snprintf(napi, sizeof(napi), "registered");
+	json_object_object_add(o, "napi_at_setup", json_object_new_string(napi));
+	/* a decision written to the page that the agent has not applied yet */
+	json_object_object_add(o, "pending", json_object_new_boolean(ring->agent_pending));
+	json_object_object_add(o, "pending_s", ring->agent_pending ?
+			       json_object_new_double((now_ns() - ring->agent_published_ns) / 1e9) :
+			       NULL);
+	json_object_object_add(o, "decision", json_object_new_string(ring->agent_why));
+	return o;
+}
+
 struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *ring)
 {
 	bool napi_supported = d->napi_supported;
@@ -186,7 +218,8 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 	const char *reason;
 	bool tunable;
 
-	tunable = ring_tunable(ring->setup_flags, napi_supported, ring->managed_by, &reason);
+	tunable = ring_tunable_agent(ring->setup_flags, napi_supported, ring->managed_by,
+				     agent_server_drives(ring), &reason);
 
 	json_object_object_add(o, "pid", json_object_new_int(ring->holder.pid));
 	json_object_object_add(o, "comm", json_object_new_string(ring->holder.comm));
@@ -206,9 +239,52 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "managed_by",
 			       json_object_new_string(managed_by_name(ring->managed_by)));
+	/* how uringtune reaches the ring: "agent" in-process, "register" from outside */
+	json_object_object_add(o, "managed_via", ring->managed_by != UT_MANAGED_URINGTUNE ? NULL :
+			       json_object_new_string(ring->via_agent ? "agent" : "register"));
 	json_object_object_add(o, "tuning", tuning_json(ring));
+	json_object_object_add(o, "agent", ring->via_agent ? agent_json(ring) : NULL);
 	if (ring->setup_flags & UT_SETUP_IOPOLL)
 		json_object_object_add(o, "iopoll", iopoll_json(ring, &d->iopoll));
+	return o;
+}
+
+/* the agent socket and page, and the rings set up through agents, counted apart */
+static struct json_object *agent_status_json(const struct ut_daemon *d)
+{
+	const struct ut_agent_server *a = &d->agent;
+	struct json_object *o = json_object_new_object();
+	uint64_t rings = 0, managed = 0, pending = 0;
+	const struct ut_ring *ring;
+	struct ut_ring *r;
+	size_t i;
+
+	registry_for_each(&d->reg, i, r) {
+		ring = r;
+		if (!ring->via_agent)
+			continue;
+		rings++;
+		managed += ring->managed_by == UT_MANAGED_URINGTUNE;
+		pending += ring->agent_pending;
+	}
+	json_object_object_add(o, "enabled", json_object_new_boolean(d->cfg.agent.enabled));
+	json_object_object_add(o, "socket", a->listen_fd >= 0 ?
+			       json_object_new_string(d->cfg.agent.socket_path) : NULL);
+	json_object_object_add(o, "page", a->page.pg ? json_object_new_string(a->page.path) : NULL);
+	json_object_object_add(o, "page_error", str_or_null(a->page_error));
+	json_object_object_add(o, "rings", u64_json(rings));
+	json_object_object_add(o, "rings_managed", u64_json(managed));
+	json_object_object_add(o, "rings_pending", u64_json(pending));
+	json_object_object_add(o, "requests", u64_json(a->requests));
+	json_object_object_add(o, "refused", u64_json(a->refused));
+	json_object_object_add(o, "hybrid_added", u64_json(a->hybrid_added));
+	json_object_object_add(o, "hybrid_fallback", u64_json(a->hybrid_fallback));
+	json_object_object_add(o, "napi_registered", u64_json(a->napi_registered));
+	json_object_object_add(o, "napi_failed", u64_json(a->napi_failed));
+	json_object_object_add(o, "published", u64_json(a->published));
+	json_object_object_add(o, "applied", u64_json(a->applied));
+	json_object_object_add(o, "app_took_over", u64_json(a->app_took_over));
+	json_object_object_add(o, "bad_messages", u64_json(a->bad_messages));
 	return o;
 }
 
@@ -248,6 +324,8 @@ struct json_object *status_json(const struct ut_daemon *d)
 			       json_object_new_string(path) : NULL);
 	json_object_object_add(daemon, "export_errors", u64_json(d->export_errors));
 	json_object_object_add(daemon, "export_error", str_or_null(d->export_error));
+
+	json_object_object_add(daemon, "agent", agent_status_json(d));
 
 	sorted = registry_sorted(&d->reg, &n);
 	for (size_t i = 0; sorted && i < n; i++)

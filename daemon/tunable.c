@@ -40,3 +40,12 @@ bool ring_tunable(uint32_t setup_flags, bool napi_supported,
 	}
 	return false;
 }
+
+bool ring_tunable_agent(uint32_t setup_flags, bool napi_supported,
+			enum ut_managed_by managed_by, bool agent, const char **reason)
+{
+	/* what the agent lifts is the submitter-only rule, nothing else */
+	if (agent)
+		setup_flags &= ~(UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN);
+	return ring_tunable(setup_flags, napi_supported, managed_by, reason);
+}

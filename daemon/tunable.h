@@ -25,4 +25,12 @@ const char *managed_by_name(enum ut_managed_by m);
 bool ring_tunable(uint32_t setup_flags, bool napi_supported,
 		  enum ut_managed_by managed_by, const char **reason);
 
+/*
+ * As ring_tunable(), for a ring set up through the in-process agent (@agent):
+ * the agent registers from the submitting thread, so SINGLE_ISSUER and
+ * DEFER_TASKRUN rings are tunable too. Everything else still applies.
+ */
+bool ring_tunable_agent(uint32_t setup_flags, bool napi_supported,
+			enum ut_managed_by managed_by, bool agent, const char **reason);
+
 #endif /* UT_TUNABLE_H */

@@ -7,9 +7,11 @@
 #include <time.h>
 
 #include "actuator.h"
+#include "agent_server.h"
 #include "clock.h"
 #include "log.h"
 #include "tuning.h"
+#include "uring_abi.h"
 
 static void target_of(const struct ut_ring *ring, struct ring_target *t)
 {
@@ -85,16 +87,23 @@ static int proc_identity(pid_t pid, uid_t *uid, char *cgroup, size_t len)
 	return 0;
 }
 
-static bool selected(const struct ut_daemon *d, const struct ut_ring *ring)
+bool tuning_selects(const struct ut_daemon *d, pid_t pid, const char *comm, const char **why)
 {
 	char cgroup[UT_CGROUP_PATH_MAX];
-	const char *why;
 	uid_t uid;
 
-	if (proc_identity(ring->holder.pid, &uid, cgroup, sizeof(cgroup)))
+	if (proc_identity(pid, &uid, cgroup, sizeof(cgroup))) {
+		*why = "the process is gone";
 		return false;
-	if (config_selects(&d->cfg.select, ring->holder.comm, uid, cgroup[0] ? cgroup : NULL,
-			   &why))
+	}
+	return config_selects(&d->cfg.select, comm, uid, cgroup[0] ? cgroup : NULL, why);
+}
+
+static bool selected(const struct ut_daemon *d, const struct ut_ring *ring)
+{
+	const char *why;
+
+	if (tuning_selects(d, ring->holder.pid, ring->holder.comm, &why))
 		return true;
 	log_debug("ring pid=%d comm=%s fd=%d not tuned: %s", ring->holder.pid,
 		  ring->holder.comm, ring->holder.fd, why);
@@ -151,7 +160,24 @@ static void took(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_s
 		ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
 	ring->managed_by = UT_MANAGED_URINGTUNE;
 	ring->tune_error[0] = '\0';
-	napi_from_setting(ring, s);
+	/* through the agent: the register event says when it landed */
+	if (!agent_server_drives(ring))
+		napi_from_setting(ring, s);
+}
+
+/*
+ * Give a ring a setting: from outside (actuator), or through its slot in the
+ * agent's page for a ring that refuses outside calls (SINGLE_ISSUER, EEXIST).
+ */
+static int apply(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_setting *s,
+		 char *err, size_t errlen)
+{
+	struct ring_target t;
+
+	if (agent_server_drives(ring))
+		return agent_server_publish(d, ring, s, err, errlen);
+	target_of(ring, &t);
+	return actuator_apply(&t, s, err, errlen);
 }
 
 /* journal (first change only), then the kernel */
@@ -159,7 +185,6 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 {
 	struct journal_entry e, *old = journal_find(&d->journal, ring->ctx);
 	bool had_entry = old && same_ring(ring, old);
-	struct ring_target t;
 	char err[160];
 	int ret;
 
@@ -167,6 +192,16 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 	if (old && !had_entry && journal_drop(&d->journal, ring->ctx))
 		return -EIO;
 
+	/* the agent's page is that ring's record: the next run finds it there */
+	if (agent_server_drives(ring)) {
+		ret = apply(d, ring, s, err, sizeof(err));
+		if (ret) {
+			refused(d, ring, ret, err);
+			return ret;
+		}
+		took(d, ring, s);
+		return 0;
+	}
 	if (!had_entry) {
 		entry_of(ring, &e);
 		ret = journal_put(&d->journal, &e);
@@ -180,8 +215,7 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 			return ret;
 		}
 	}
-	target_of(ring, &t);
-	ret = actuator_apply(&t, s, err, sizeof(err));
+	ret = apply(d, ring, s, err, sizeof(err));
 	if (ret) {
 		if (!had_entry)
 			journal_drop(&d->journal, ring->ctx);
@@ -355,22 +389,21 @@ static void decide(struct ut_daemon *d, struct ut_ring *ring, uint64_t now)
 {
 	struct tuner_setting s;
 	struct tuner_input in;
-	struct ring_target t;
 	char why[200], err[160];
 	int ret;
 
 	input_of(ring, now, &in);
 	if (tuner_decide(&d->cfg.napi, &ring->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;
-	target_of(ring, &t);
-	ret = actuator_apply(&t, &s, err, sizeof(err));
+	ret = apply(d, ring, &s, err, sizeof(err));
 	if (ret) {
 		refused(d, ring, ret, err);
 		return;
 	}
 	d->actions_ok++;
 	tuner_applied(&ring->tuner, &s, now);
-	napi_from_setting(ring, &s);
+	if (!agent_server_drives(ring))
+		napi_from_setting(ring, &s);
 	snprintf(ring->last_decision, sizeof(ring->last_decision), "%s", why);
 	log_info("ring pid=%d comm=%s fd=%d: %s", ring->holder.pid, ring->holder.comm,
 		 ring->holder.fd, why);
@@ -384,8 +417,10 @@ void tuning_tick(struct ut_daemon *d)
 
 	registry_for_each(&d->reg, i, ring) {
 		if (ring->managed_by == UT_MANAGED_URINGTUNE) {
+			/* an IOPOLL ring is uringtune's for hybrid polling only: no NAPI */
 			if (d->cfg.mode == UT_MODE_TUNE && ring->have_stats &&
-			    ring->have_last_stats && !ring->pinned && !ring->refused)
+			    ring->have_last_stats && !ring->pinned && !ring->refused &&
+			    !(ring->setup_flags & UT_SETUP_IOPOLL))
 				decide(d, ring, now);
 		} else {
 			/* an idle ring has no statistics yet: eligible all the same */
@@ -538,7 +573,8 @@ int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_settin
 		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
 		return -ENOENT;
 	}
-	if (!ring_tunable(ring->setup_flags, d->napi_supported, ring->managed_by, &reason)) {
+	if (!ring_tunable_agent(ring->setup_flags, d->napi_supported, ring->managed_by,
+				agent_server_drives(ring), &reason)) {
 		snprintf(err, errlen, "ring pid %d fd %d cannot be tuned: %s", pid, fd, reason);
 		return -EPERM;
 	}
@@ -567,6 +603,27 @@ int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_settin
 	return 0;
 }
 
+/*
+ * A ring set up through its agent goes back to what it had before uringtune:
+ * NAPI off (the agent set it up with NAPI off; the program did not ask).
+ */
+static int reset_agent_ring(struct ut_daemon *d, struct ut_ring *ring, char *err, size_t errlen)
+{
+	static const struct tuner_setting off = { .enabled = false };
+	int ret;
+
+	if (ring->managed_by != UT_MANAGED_URINGTUNE)
+		return 0;
+	ret = agent_server_publish(d, ring, &off, err, errlen);
+	if (ret)
+		return ret;
+	ring->managed_by = UT_MANAGED_NONE;
+	memset(&ring->tuner, 0, sizeof(ring->tuner));
+	log_info("ring pid=%d comm=%s fd=%d: NAPI off through its agent, at the ring's next "
+		 "submit or wait", ring->holder.pid, ring->holder.comm, ring->holder.fd);
+	return 0;
+}
+
 int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errlen)
 {
 	struct journal_entry *e;
@@ -576,8 +633,11 @@ int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errle
 
 	if (pid < 0) {
 		failed = tuning_restore_all(d);
-		registry_for_each(&d->reg, i, ring)
+		registry_for_each(&d->reg, i, ring) {
+			if (agent_server_drives(ring) && reset_agent_ring(d, ring, err, errlen))
+				failed++;
 			ring->hands_off = true;
+		}
 		if (failed) {
 			snprintf(err, errlen, "%d rings could not be restored (see the daemon's log)",
 				 failed);
@@ -592,6 +652,8 @@ int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errle
 	}
 	ring->hands_off = true;
 	ring->pinned = false;
+	if (agent_server_drives(ring))
+		return reset_agent_ring(d, ring, err, errlen);
 	e = journal_find(&d->journal, ring->ctx);
 	if (e && restore_entry(d, e)) {
 		snprintf(err, errlen, "restoring ring pid %d fd %d failed (see the daemon's log)",

@@ -39,6 +39,9 @@ void tuning_ring_gone(struct ut_daemon *d, const struct ut_ring *ring);
 /* the ring's application registered NAPI itself: forget it, undo nothing */
 void tuning_app_took_over(struct ut_daemon *d, struct ut_ring *ring);
 
+/* does [select] pick this process? If not, *why names the rule */
+bool tuning_selects(const struct ut_daemon *d, pid_t pid, const char *comm, const char **why);
+
 /* every tick, after the statistics were refreshed */
 void tuning_tick(struct ut_daemon *d);
 

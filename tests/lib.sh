@@ -11,6 +11,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 B=build
 T=$(mktemp -d /tmp/uringtune-test.XXXXXX)
 SOCK=$T/uringtune.sock
+AGENT_SOCK=$T/agent.sock
 CONF=$T/uringtune.ini
 DAEMON_PID=
 BG_PIDS=()
@@ -70,7 +71,10 @@ wait_for() {
 # directories (never the host's)
 write_config() {
 	mkdir -p "$T/textfile"
-	sed -e "s|^socket = .*|socket = $SOCK|" \
+	# [daemon] socket is the first "socket =" line, [agent]'s the second
+	sed -e "0,/^socket = .*/s||socket = $SOCK|" \
+	    -e "s|^socket = /run/uringtune/agent.sock|socket = $AGENT_SOCK|" \
+	    -e "s|^page = .*|page = $T/agent.page|" \
 	    -e "s|^state_dir = .*|state_dir = $T/state|" \
 	    -e "s|^textfile_dir = .*|textfile_dir = $T/textfile|" \
 	    config/uringtune.ini >"$CONF"

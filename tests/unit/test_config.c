@@ -232,12 +232,12 @@ UT_TEST(unknown_section)
 	struct load l;
 
 	ASSERT_REFUSED(&l, "[bogus]\nmode = tune\n",
-		       "[bogus]: unknown section (known sections: daemon, napi, export, select)");
+		       "[bogus]: unknown section (known sections: daemon, napi, export, select, agent)");
 	/* even without keys: likely a typo of a section meant to be used */
 	ASSERT_REFUSED(&l, "[daemon]\nmode = tune\n[deamon]\n",
-		       "[deamon]: unknown section (known sections: daemon, napi, export, select)");
+		       "[deamon]: unknown section (known sections: daemon, napi, export, select, agent)");
 	ASSERT_REFUSED(&l, "mode = tune\n[daemon]\n",
-		       "mode: key before any [section] (known sections: daemon, napi, export, select)");
+		       "mode: key before any [section] (known sections: daemon, napi, export, select, agent)");
 }
 
 UT_TEST(bad_enum)
