@@ -21,6 +21,8 @@
 #include <json-c/json.h>
 
 #include "client.h"
+#include "json_get.h"
+#include "exec.h"
 #include "ring_view.h"
 #include "status_table.h"
 
@@ -59,6 +61,8 @@ static void usage(FILE *f)
 		"Usage: uringtune [--socket PATH] status [--ring PID:FD] [--watch] [--json]\n"
 		"       uringtune [--socket PATH] set PID FD --busy-poll-us N [--prefer] [--static]\n"
 		"       uringtune [--socket PATH] reset [PID FD]\n"
+		"       uringtune exec [--hybrid on|off|auto] [--napi] [--agent-socket PATH]\n"
+		"                      [--agent-lib PATH] [-v] [--] CMD [ARGS...]\n"
 		"       uringtune --help | --version\n"
 		"\n"
 		"Ask uringtuned about the io_uring rings it watches, or steer one.\n"
@@ -71,6 +75,10 @@ static void usage(FILE *f)
 		"  set PID FD      pin that ring's NAPI busy polling (tune mode); the tuner leaves it alone\n"
 		"  reset [PID FD]  restore that ring's original NAPI settings (all rings without PID FD);\n"
 		"                  the tuner then leaves those rings alone until uringtuned restarts\n"
+		"  exec CMD [ARGS...]\n"
+		"                  run CMD with uringtune's agent preloaded: uringtuned then decides\n"
+		"                  hybrid IOPOLL and NAPI busy polling for the rings CMD sets up,\n"
+		"                  from inside it; CMD's exit status is uringtune's\n"
 		"\n"
 		"Options:\n"
 		"  --socket PATH   the daemon's control socket (default " DEFAULT_SOCKET ")\n"
@@ -87,7 +95,9 @@ static void usage(FILE *f)
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n"
 		"\n"
-		"Bars fit the terminal: $COLUMNS, else the width of the terminal on stdout, else 80.\n");
+		"Bars fit the terminal: $COLUMNS, else the width of the terminal on stdout, else 80.\n"
+		"\n");
+	exec_usage(f);
 }
 
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -197,6 +207,9 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		} else if (a[0] == '-' && a[1]) {
 			return usage_error("unknown option '%s'", a);
 		} else if (!o->cmd) {
+			/* exec_word() passed it by: other options came first */
+			if (strcmp(a, "exec") == 0)
+				return usage_error("exec: its options go after it (only --socket may come before)");
 			if (strcmp(a, "status") && strcmp(a, "set") && strcmp(a, "reset"))
 				return usage_error("unknown command '%s'", a);
 			o->cmd = a;
@@ -565,8 +578,9 @@ static int cmd_watch(const struct cli_opts *o)
 /* set and reset: the daemon answers {"ok":true} or {"error":...} */
 static int cmd_change(const struct cli_opts *o)
 {
-	struct json_object *req = json_object_new_object(), *reply = NULL;
+	struct json_object *req = json_object_new_object(), *reply = NULL, *via;
 	char *line = NULL, *msg = NULL;
+	const char *later = "";
 	int ret = EXIT_FAILURE;
 
 	json_object_object_add(req, "cmd", json_object_new_string(o->cmd));
@@ -588,12 +602,18 @@ static int cmd_change(const struct cli_opts *o)
 		put_msg(stderr, msg, "");
 		goto out;
 	}
+	/* a ring reached through its agent takes the change at its next call */
+	via = jget(reply, "via");
+	if (json_object_is_type(via, json_type_string) &&
+	    !strcmp(json_object_get_string(via), "agent"))
+		later = " (through its agent: at the ring's next submit or wait)";
 	if (strcmp(o->cmd, "set") == 0)
-		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s\n", o->pos[0],
+		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s%s\n", o->pos[0],
 		       o->pos[1], o->busy_poll_us, o->prefer ? ", prefer" : "",
-		       o->static_ids ? ", static tracking" : "");
+		       o->static_ids ? ", static tracking" : "", later);
 	else if (o->n_pos == 2)
-		printf("ring pid %s fd %s: original NAPI settings restored\n", o->pos[0], o->pos[1]);
+		printf("ring pid %s fd %s: original NAPI settings restored%s\n", o->pos[0],
+		       o->pos[1], later);
 	else
 		printf("every ring uringtune changed: original NAPI settings restored\n");
 	ret = EXIT_SUCCESS;
@@ -604,12 +624,32 @@ out:
 	return ret;
 }
 
+/*
+ * Where the command word is when it is exec, else 0. What follows it is
+ * exec's and CMD's: parse_args() must never see CMD's options. Only
+ * --socket (which exec ignores) may come before it.
+ */
+static int exec_word(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--socket") == 0)
+			i++;
+		else if (strncmp(argv[i], "--socket=", 9))
+			return strcmp(argv[i], "exec") == 0 ? i : 0;
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct cli_opts o = { .socket_path = DEFAULT_SOCKET, .busy_poll_us = -1 };
-	int ret;
+	int ret, i;
 
-	ret = parse_args(argc, argv, &o);
+	i = exec_word(argc, argv);
+	if (i)
+		ret = exec_main(argc - i, argv + i);	/* returns only when CMD did not start */
+	else
+		ret = parse_args(argc, argv, &o);
 	if (ret < 0)
 		ret = strcmp(o.cmd, "status") ? cmd_change(&o) :
 		      o.watch ? cmd_watch(&o) : cmd_status(&o);

@@ -96,6 +96,14 @@ static char *ok_reply(void)
 	return strdup("{\"ok\":true}");
 }
 
+/* a change written to the ring's slot of the agent's page: it lands later */
+static char *ok_via_agent(struct ut_daemon *d, long long pid, long long fd)
+{
+	if (pid < 0 || !tuning_via_agent(d, (pid_t)pid, (int)fd))
+		return ok_reply();
+	return strdup("{\"ok\":true,\"via\":\"agent\"}");
+}
+
 /* an integer member in [min, max]; -1 if absent, -2 if of the wrong kind */
 static long long int_member(struct json_object *req, const char *key, long long min,
 			    long long max)
@@ -134,7 +142,7 @@ static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_obj
 		return error_reply("%s: the daemon runs in observe mode: it changes no ring", cmd);
 	if (strcmp(cmd, "reset") == 0) {
 		ret = tuning_reset(d, pid < 0 ? -1 : (pid_t)pid, (int)fd, err, sizeof(err));
-		return ret ? error_reply("%s", err) : ok_reply();
+		return ret ? error_reply("%s", err) : ok_via_agent(d, pid, fd);
 	}
 	if (pid < 0)
 		return error_reply("set: expected \"pid\" and \"fd\"");
@@ -145,7 +153,7 @@ static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_obj
 	s.prefer = bool_member(req, "prefer");
 	s.static_ids = bool_member(req, "static");
 	ret = tuning_set(d, (pid_t)pid, (int)fd, &s, err, sizeof(err));
-	return ret ? error_reply("%s", err) : ok_reply();
+	return ret ? error_reply("%s", err) : ok_via_agent(d, pid, fd);
 }
 
 char *control_handle(struct ut_daemon *d, const char *request)

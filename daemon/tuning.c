@@ -561,6 +561,13 @@ static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd)
 	return NULL;
 }
 
+bool tuning_via_agent(struct ut_daemon *d, pid_t pid, int fd)
+{
+	struct ut_ring *ring = find_holder(d, pid, fd);
+
+	return ring && agent_server_drives(ring);
+}
+
 int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_setting *want,
 	       char *err, size_t errlen)
 {

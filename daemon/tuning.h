@@ -52,5 +52,7 @@ int tuning_restore_all(struct ut_daemon *d);
 int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_setting *s,
 	       char *err, size_t errlen);
 int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errlen);
+/* is that ring changed through its agent (so later, at its next call)? */
+bool tuning_via_agent(struct ut_daemon *d, pid_t pid, int fd);
 
 #endif /* UT_TUNING_H */

@@ -1,0 +1,783 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * uringtune exec: start a command with the agent (liburingtune-agent.so)
+ * preloaded, so that uringtuned decides, from inside the program, hybrid
+ * IOPOLL at ring setup and NAPI busy polling on SINGLE_ISSUER rings (which
+ * refuse a register call from any other task).
+ *
+ * Everything here happens before execvp(): find the command as execvp()
+ * will, check it is one the agent can get into (LD_PRELOAD works only
+ * through the dynamic loader, and not in secure-execution mode), find the
+ * agent, set the environment it reads, and ask uringtuned whether it is
+ * there to answer. What the command can live without is a warning: it runs
+ * anyway. After execvp() uringtune is gone and the command's exit status is
+ * the exit status.
+ */
+#include <elf.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <link.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <sys/xattr.h>
+#include <unistd.h>
+
+#include "agent_abi.h"
+#include "exec.h"
+#include "status_table.h"	/* cli_escape() */
+
+/* where `make install` puts the agent (the Makefile says) */
+#ifndef UT_AGENT_DIR
+#define UT_AGENT_DIR		"/usr/lib/uringtune"
+#endif
+#define AGENT_NAME		"liburingtune-agent.so"
+
+#define EXIT_USAGE		2
+/* as shells: found but cannot be executed; not found */
+#define EXIT_CANNOT_EXEC	126
+#define EXIT_NOT_FOUND		127
+
+/* glibc's execvp() without $PATH */
+#define DEFAULT_PATH		"/bin:/usr/bin"
+/* program headers read at most: real programs have about a dozen */
+#define ELF_PHDRS_MAX		512
+/* descriptors taken with a reply, all closed: the daemon sends one at most */
+#define PING_FDS_MAX		4
+
+struct exec_opts {
+	int hybrid;			/* enum ut_agent_want */
+	int napi;			/* UT_WANT_ON or UT_WANT_UNSET */
+	const char *agent_socket;	/* NULL: the environment's, else UT_AGENT_SOCKET */
+	const char *agent_lib;		/* NULL: look it up */
+	bool verbose;
+	char **cmd;			/* NULL-terminated, as execvp() takes it */
+};
+
+/* what the reach checks need of an ELF file */
+struct elf_info {
+	unsigned char class;		/* ELFCLASS32 or ELFCLASS64 */
+	uint16_t type;			/* ET_EXEC, ET_DYN, ... */
+	uint16_t machine;		/* EM_* */
+	bool interp;			/* PT_INTERP: started by the dynamic loader */
+};
+
+static const char *const want_names[] = {
+	[UT_WANT_OFF] = "off",
+	[UT_WANT_ON] = "on",
+	[UT_WANT_AUTO] = "auto",
+};
+
+void exec_usage(FILE *f)
+{
+	fprintf(f,
+		"Options of exec (before CMD; everything from CMD on is CMD's):\n"
+		"  --hybrid on|off|auto  add HYBRID_IOPOLL to CMD's IOPOLL rings at setup (auto: as\n"
+		"                  uringtuned's IOPOLL advisor says); not given: its config decides\n"
+		"  --napi          NAPI busy polling on CMD's SINGLE_ISSUER rings too (uringtuned\n"
+		"                  cannot register it from outside), set from inside as it decides\n"
+		"  --agent-socket PATH  uringtuned's agent socket (default " UT_AGENT_SOCKET ")\n"
+		"  --agent-lib PATH  the agent to preload (default: " AGENT_NAME " next to\n"
+		"                  uringtune, else " UT_AGENT_DIR "/" AGENT_NAME ")\n"
+		"  -v, --verbose   print uringtuned's decision; the agent prints a line per ring\n"
+		"Exit status: CMD's; 127 CMD not found, 126 not executable, 1 no agent, 2 usage.\n");
+}
+
+static void exec_help(void)
+{
+	printf("Usage: uringtune exec [--hybrid on|off|auto] [--napi] [--agent-socket PATH]\n"
+	       "                      [--agent-lib PATH] [-v] [--] CMD [ARGS...]\n"
+	       "\n"
+	       "Run CMD with uringtune's agent preloaded: uringtuned then decides hybrid IOPOLL\n"
+	       "and NAPI busy polling for the io_uring rings CMD sets up.\n"
+	       "\n");
+	exec_usage(stdout);
+}
+
+static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* as cli/main.c's: one line, exit status 2 */
+static int usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "uringtune: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, " (see uringtune --help)\n");
+	return EXIT_USAGE;
+}
+
+/* returned by opt_value() for an option that ends the command line */
+static const char opt_missing[] = "";
+
+/*
+ * Is argv[*i] the option @name, which takes a value, as "--name VALUE" or
+ * "--name=VALUE"? Then its value (*i moved past a separate one), or
+ * opt_missing when nothing follows. NULL when it is another option.
+ */
+static const char *opt_value(const char *name, int argc, char **argv, int *i)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n])
+		return NULL;
+	return *i + 1 < argc ? argv[++*i] : opt_missing;
+}
+
+/* a path option's value: -1 to go on, else the exit status */
+static int opt_path(const char *name, const char *v, const char **dst)
+{
+	if (!*v)
+		return usage_error("option '%s' needs an argument", name);
+	*dst = v;
+	return -1;
+}
+
+/* --hybrid's value as enum ut_agent_want, -1 if it names none */
+static int parse_hybrid(const char *s)
+{
+	for (int w = UT_WANT_OFF; w <= UT_WANT_AUTO; w++)
+		if (strcmp(s, want_names[w]) == 0)
+			return w;
+	return -1;
+}
+
+/*
+ * Options end at "--" or at the first argument that is not one: that is
+ * CMD, and what follows is its own. Returns -1 to go on, else the exit
+ * status (help, usage error).
+ */
+static int exec_parse(int argc, char **argv, struct exec_opts *o)
+{
+	const char *ignored;
+	int i, ret;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v;
+
+		if (strcmp(a, "--") == 0) {
+			i++;
+			break;
+		}
+		if (a[0] != '-' || !a[1])
+			break;
+		ret = -1;
+		if ((v = opt_value("--hybrid", argc, argv, &i))) {
+			if (v == opt_missing)
+				return usage_error("option '--hybrid' needs an argument");
+			o->hybrid = parse_hybrid(v);
+			if (o->hybrid < 0) {
+				char *esc = cli_escape(v, strlen(v), false);
+
+				usage_error("--hybrid: expected on, off or auto, got '%s'",
+					    esc ? esc : "?");
+				free(esc);
+				return EXIT_USAGE;
+			}
+		} else if ((v = opt_value("--agent-socket", argc, argv, &i))) {
+			ret = opt_path("--agent-socket", v, &o->agent_socket);
+		} else if ((v = opt_value("--agent-lib", argc, argv, &i))) {
+			ret = opt_path("--agent-lib", v, &o->agent_lib);
+		} else if ((v = opt_value("--socket", argc, argv, &i))) {
+			/* the control socket, global: exec has nothing to ask on it */
+			ret = opt_path("--socket", v, &ignored);
+		} else if (strcmp(a, "--napi") == 0) {
+			o->napi = UT_WANT_ON;
+		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
+			o->verbose = true;
+		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+			exec_help();
+			return 0;
+		} else {
+			return usage_error("unknown option '%s'", a);
+		}
+		if (ret >= 0)
+			return ret;
+	}
+	if (i >= argc)
+		return usage_error("exec: expected -- CMD [ARGS...]");
+	o->cmd = argv + i;
+	return -1;
+}
+
+/* could execve() run @path? 0, or why not (-EISDIR where execve() says EACCES) */
+static int cmd_try(const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -EACCES;
+	/* the effective ids, as execve() checks; X_OK also fails on a noexec mount */
+	if (faccessat(AT_FDCWD, path, X_OK, AT_EACCESS) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * Find @cmd as execvp() will: as given when it has a '/', else in each
+ * directory of $PATH (an empty entry is the current directory). 0 with
+ * *path malloc'ed; -ENOENT when there is none; -EACCES when there are only
+ * ones that cannot be executed (execvp() goes past them, then says so).
+ */
+static int cmd_resolve(const char *cmd, char **path)
+{
+	const char *d, *end, *dirs = getenv("PATH");
+	bool denied = false;
+	int err;
+
+	*path = NULL;
+	if (!*cmd)
+		return -ENOENT;
+	if (strchr(cmd, '/')) {
+		err = cmd_try(cmd);
+		if (!err && !(*path = strdup(cmd)))
+			return -ENOMEM;
+		return err;
+	}
+	for (d = dirs ? dirs : DEFAULT_PATH;; d = end + 1) {
+		char *p;
+
+		end = strchrnul(d, ':');
+		if (asprintf(&p, "%.*s%s%s", (int)(end - d), d, end > d ? "/" : "", cmd) < 0)
+			return -ENOMEM;
+		err = cmd_try(p);
+		if (!err) {
+			*path = p;
+			return 0;
+		}
+		free(p);
+		if (err == -EACCES || err == -EISDIR)
+			denied = true;
+		if (!*end)
+			break;
+	}
+	return denied ? -EACCES : -ENOENT;
+}
+
+/* a command that cannot be started: the shell's words and exit status */
+static int cmd_error(const char *name, const char *cmd, int err)
+{
+	if (err == -ENOMEM) {
+		fprintf(stderr, "uringtune exec: %s\n", strerror(ENOMEM));
+		return EXIT_FAILURE;
+	}
+	if (err == -ENOENT && !strchr(cmd, '/')) {
+		fprintf(stderr, "uringtune exec: %s: command not found\n", name);
+		return EXIT_NOT_FOUND;
+	}
+	fprintf(stderr, "uringtune exec: %s: %s\n", name, strerror(-err));
+	return err == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC;
+}
+
+/*
+ * Read the ELF header and program headers of @path, 32- or 64-bit. 0 with
+ * *info filled, or -errno: -ENOEXEC when it is no ELF file (a script, say),
+ * is of the other byte order, or its headers are cut short or implausible.
+ */
+static int elf_inspect(const char *path, struct elf_info *info)
+{
+	union {
+		unsigned char ident[EI_NIDENT];
+		Elf32_Ehdr e32;
+		Elf64_Ehdr e64;
+	} eh;
+	size_t phentsize, phnum, len;
+	unsigned char *ph = NULL;
+	uint64_t phoff;
+	int fd, err = -ENOEXEC;
+	ssize_t n;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	n = pread(fd, &eh, sizeof(eh), 0);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	if ((size_t)n < EI_NIDENT || memcmp(eh.ident, ELFMAG, SELFMAG))
+		goto out;
+	/* the fields are in the file's byte order: only ours can run here */
+	if (eh.ident[EI_DATA] != (__BYTE_ORDER == __LITTLE_ENDIAN ? ELFDATA2LSB : ELFDATA2MSB))
+		goto out;
+	info->class = eh.ident[EI_CLASS];
+	if (info->class == ELFCLASS64 && (size_t)n >= sizeof(eh.e64)) {
+		info->type = eh.e64.e_type;
+		info->machine = eh.e64.e_machine;
+		phoff = eh.e64.e_phoff;
+		phentsize = eh.e64.e_phentsize;
+		phnum = eh.e64.e_phnum;
+		len = sizeof(Elf64_Phdr);
+	} else if (info->class == ELFCLASS32 && (size_t)n >= sizeof(eh.e32)) {
+		info->type = eh.e32.e_type;
+		info->machine = eh.e32.e_machine;
+		phoff = eh.e32.e_phoff;
+		phentsize = eh.e32.e_phentsize;
+		phnum = eh.e32.e_phnum;
+		len = sizeof(Elf32_Phdr);
+	} else {
+		goto out;
+	}
+	/* (PN_XNUM, the count kept in section 0, is above the limit too) */
+	if (phentsize != len || !phnum || phnum > ELF_PHDRS_MAX || phoff > INT64_MAX)
+		goto out;
+	len = phnum * phentsize;
+	ph = malloc(len);
+	if (!ph) {
+		err = -ENOMEM;
+		goto out;
+	}
+	n = pread(fd, ph, len, (off_t)phoff);
+	if (n < 0) {
+		err = -errno;
+		goto out;
+	}
+	if ((size_t)n != len)
+		goto out;
+	info->interp = false;
+	for (size_t i = 0; i < phnum; i++) {
+		uint32_t type;
+
+		/* p_type leads both Elf32_Phdr and Elf64_Phdr */
+		memcpy(&type, ph + i * phentsize, sizeof(type));
+		if (type == PT_INTERP)
+			info->interp = true;
+	}
+	err = 0;
+out:
+	free(ph);
+	close(fd);
+	return err;
+}
+
+static int main_interp(struct dl_phdr_info *info, size_t size, void *data)
+{
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_INTERP)
+			*(const char **)data = (const char *)(info->dlpi_addr +
+							      info->dlpi_phdr[i].p_vaddr);
+	return 1;	/* the program itself comes first: enough */
+}
+
+/*
+ * Is @path the dynamic loader, run as a program (ld.so PROG ...)? It has no
+ * PT_INTERP, yet preloads LD_PRELOAD into PROG. Ours is the one uringtune
+ * itself was started by.
+ */
+static bool is_dynamic_loader(const char *path)
+{
+	const char *interp = NULL;
+	struct stat a, b;
+
+	dl_iterate_phdr(main_interp, &interp);
+	return interp && stat(interp, &a) == 0 && stat(path, &b) == 0 &&
+	       a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/*
+ * Will execve() run @path in secure-execution mode (AT_SECURE), where the
+ * dynamic loader ignores LD_PRELOAD? The kernel sets it when the effective
+ * uid or gid then differs from the real one, or (for anyone but root)
+ * file capabilities raise the process's. Returns what makes it so, or NULL.
+ */
+static const char *secure_exec_reason(const char *path)
+{
+	struct statvfs vfs;
+	struct stat st;
+
+	if (stat(path, &st) < 0)
+		return NULL;
+	/* a nosuid mount or no_new_privs: the bits and capabilities do nothing */
+	if ((statvfs(path, &vfs) == 0 && (vfs.f_flag & ST_NOSUID)) ||
+	    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1)
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != getuid())
+		return "is set-user-ID";
+	/* S_ISGID without group execute is mandatory locking, not set-group-ID */
+	if ((st.st_mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP) && st.st_gid != getgid())
+		return "is set-group-ID";
+	if (getuid() != 0 && getxattr(path, "security.capability", NULL, 0) > 0)
+		return "has file capabilities";
+	return NULL;
+}
+
+/*
+ * Warn when the agent cannot get into the process of @path (@name as the
+ * user wrote it): it runs all the same, unchanged. A script is fine (its
+ * interpreter loads the agent); a file we cannot read goes unchecked.
+ */
+static void cmd_check_reach(const char *name, const char *path, const struct elf_info *agent)
+{
+	struct elf_info ei;
+	const char *why;
+	bool elf;
+
+	elf = elf_inspect(path, &ei) == 0;
+	if (elf && !ei.interp && (ei.type == ET_EXEC || ei.type == ET_DYN) &&
+	    !is_dynamic_loader(path)) {
+		fprintf(stderr, "uringtune exec: %s is statically linked: the agent cannot be loaded into it (LD_PRELOAD needs the dynamic loader); running it unchanged\n",
+			name);
+		return;
+	}
+	why = secure_exec_reason(path);
+	if (why) {
+		fprintf(stderr, "uringtune exec: %s %s: the dynamic loader ignores LD_PRELOAD for it (secure-execution mode); running it unchanged\n",
+			name, why);
+		return;
+	}
+	if (!elf)
+		return;
+	/* ld.so skips a preload of another class or machine, with a message */
+	if (ei.class != agent->class)
+		fprintf(stderr, "uringtune exec: %s is a %d-bit program, the agent a %d-bit library: the agent cannot be loaded into it; running it unchanged\n",
+			name, ei.class == ELFCLASS64 ? 64 : 32, agent->class == ELFCLASS64 ? 64 : 32);
+	else if (ei.machine != agent->machine)
+		fprintf(stderr, "uringtune exec: %s is built for another machine than the agent (ELF machine %u, the agent's %u): the agent cannot be loaded into it; running it unchanged\n",
+			name, ei.machine, agent->machine);
+}
+
+/* is @path an agent we can preload: a readable ELF shared object? 0 or -errno */
+static int agent_check(const char *path, struct elf_info *info)
+{
+	struct stat st;
+	int err;
+
+	if (stat(path, &st) < 0)
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	if (!S_ISREG(st.st_mode))
+		return -ENOEXEC;
+	err = elf_inspect(path, info);
+	if (!err && info->type != ET_DYN)
+		err = -ENOEXEC;
+	return err;
+}
+
+static void agent_error(const char *path, int err)
+{
+	fprintf(stderr, "uringtune exec: agent %s: %s\n", path,
+		err == -ENOEXEC ? "not an ELF shared library" : strerror(-err));
+}
+
+/*
+ * The agent to preload: @given (--agent-lib), else the one next to our own
+ * binary (the build tree), else the installed one. 0 with *path absolute
+ * and malloc'ed, or -1 when there is none (said on stderr).
+ */
+static int agent_find(const char *given, char **path, struct elf_info *info)
+{
+	static const char installed[] = UT_AGENT_DIR "/" AGENT_NAME;
+	char self[PATH_MAX], *beside = NULL;
+	const char *use = given;
+	ssize_t len;
+	int err;
+
+	*path = NULL;
+	if (!use) {
+		len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+		if (len > 0) {
+			char *slash;
+
+			self[len] = '\0';
+			slash = strrchr(self, '/');
+			if (slash && asprintf(&beside, "%.*s/%s", (int)(slash - self), self,
+					      AGENT_NAME) < 0)
+				beside = NULL;
+		}
+		use = beside;
+		err = use ? agent_check(use, info) : -ENOENT;
+		/* only a missing one sends us on: a broken one is an error */
+		if (err == -ENOENT) {
+			use = installed;
+			err = agent_check(use, info);
+		}
+	} else {
+		err = agent_check(use, info);
+	}
+	if (err == -ENOENT && !given) {
+		fprintf(stderr, "uringtune exec: no agent: tried %s%s%s (see --agent-lib)\n",
+			beside ? beside : "", beside ? " and " : "", installed);
+		goto out;
+	}
+	if (err) {
+		agent_error(use, err);
+		goto out;
+	}
+	*path = realpath(use, NULL);
+	if (!*path) {
+		agent_error(use, -errno);
+		goto out;
+	}
+	/* ld.so splits LD_PRELOAD at each ':' and ' ' */
+	if (strpbrk(*path, ": ")) {
+		fprintf(stderr, "uringtune exec: agent %s: LD_PRELOAD cannot hold a path with ':' or ' '\n",
+			*path);
+		free(*path);
+		*path = NULL;
+	}
+out:
+	free(beside);
+	return *path ? 0 : -1;
+}
+
+/* is @agent one of the entries of @list (LD_PRELOAD)? */
+static bool preload_has(const char *list, const char *agent)
+{
+	size_t len = strlen(agent);
+
+	while (*list) {
+		size_t n = strcspn(list, ": ");
+
+		if (n == len && memcmp(list, agent, n) == 0)
+			return true;
+		list += n;
+		if (*list)
+			list++;
+	}
+	return false;
+}
+
+/* the environment the agent reads (common/agent_abi.h); 0 or -errno */
+static int env_setup(const struct exec_opts *o, const char *agent)
+{
+	const char *old = getenv("LD_PRELOAD");
+	char policy[32], *list;
+	int n = 0, err = 0;
+
+	/* first, so that its interposers come before any other preload's */
+	if (!old || !*old) {
+		err = setenv("LD_PRELOAD", agent, 1) ? -errno : 0;
+	} else if (!preload_has(old, agent)) {
+		if (asprintf(&list, "%s:%s", agent, old) < 0)
+			return -ENOMEM;
+		err = setenv("LD_PRELOAD", list, 1) ? -errno : 0;
+		free(list);
+	}
+	if (err)
+		return err;
+
+	if (o->hybrid != UT_WANT_UNSET)
+		n += snprintf(policy + n, sizeof(policy) - n, "hybrid=%s", want_names[o->hybrid]);
+	if (o->napi == UT_WANT_ON)
+		n += snprintf(policy + n, sizeof(policy) - n, "%snapi=on", n ? "," : "");
+	/* nothing said: the daemon's config rules decide, not a stale value */
+	if (n ? setenv(UT_AGENT_ENV_POLICY, policy, 1) : unsetenv(UT_AGENT_ENV_POLICY))
+		return -errno;
+	if (o->agent_socket && setenv(UT_AGENT_ENV_SOCKET, o->agent_socket, 1))
+		return -errno;
+	if (o->verbose && setenv(UT_AGENT_ENV_DEBUG, "1", 1))
+		return -errno;
+	return 0;
+}
+
+/* close every descriptor that came with @msg */
+static void close_passed_fds(struct msghdr *msg)
+{
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
+		size_t nfds;
+
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (size_t i = 0; i < nfds; i++) {
+			int fd;
+
+			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
+			close(fd);
+		}
+	}
+}
+
+/*
+ * Is a daemon there, and what would it do for a program with this policy?
+ * UT_AGENT_PING on @path, one reply. 0 with *reply (why NUL-terminated), or
+ * -errno: -ENODATA when no answer came (timeout, or the connection closed,
+ * as a daemon that predates PING does), -EBADMSG when what came is no
+ * reply, -EPROTO when it is one of another protocol version.
+ */
+static int agent_ping(const char *path, int hybrid, int napi, struct ut_agent_reply *reply)
+{
+	const struct ut_agent_hello hello = {
+		.type = UT_AGENT_PING,
+		.version = UT_AGENT_PROTO_VERSION,
+		.hybrid = (__u8)hybrid,
+		.napi = (__u8)napi,
+	};
+	const struct timeval tv = {
+		.tv_sec = UT_AGENT_REPLY_TIMEOUT_MS / 1000,
+		.tv_usec = UT_AGENT_REPLY_TIMEOUT_MS % 1000 * 1000,
+	};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	union {
+		struct cmsghdr align;
+		char buf[CMSG_SPACE(PING_FDS_MAX * sizeof(int))];
+	} ctl;
+	struct iovec iov = { .iov_base = reply, .iov_len = sizeof(*reply) };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = ctl.buf,
+		.msg_controllen = sizeof(ctl.buf),
+	};
+	size_t len = strlen(path);
+	int fd, err;
+	ssize_t n;
+
+	if (len >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, len + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	/* SO_SNDTIMEO also bounds connect() when the listen backlog is full */
+	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
+	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0) {
+		err = -errno;
+		goto out;
+	}
+	while ((err = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) < 0 && errno == EINTR)
+		;
+	if (err < 0) {
+		err = errno == EAGAIN ? -ENODATA : -errno;
+		goto out;
+	}
+	/* MSG_NOSIGNAL: a daemon that hung up is an answer, not SIGPIPE */
+	while ((n = send(fd, &hello, sizeof(hello), MSG_NOSIGNAL)) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		err = errno == EAGAIN || errno == EPIPE || errno == ECONNRESET ? -ENODATA : -errno;
+		goto out;
+	}
+	while ((n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
+		;
+	if (n < 0) {
+		err = errno == EAGAIN || errno == ECONNRESET ? -ENODATA : -errno;
+		goto out;
+	}
+	close_passed_fds(&msg);
+	if (n == 0)
+		err = -ENODATA;
+	else if ((size_t)n != sizeof(*reply) || (msg.msg_flags & MSG_TRUNC) ||
+		 reply->type != UT_AGENT_REPLY)
+		err = -EBADMSG;
+	else if (reply->version != UT_AGENT_PROTO_VERSION)
+		err = -EPROTO;
+	else if (reply->status > 0)
+		err = -EBADMSG;
+	else
+		err = 0;
+	reply->why[sizeof(reply->why) - 1] = '\0';
+out:
+	close(fd);
+	return err;
+}
+
+/*
+ * Say when uringtuned will not answer the agent (the command runs all the
+ * same, as if uringtune were not there); with -v what it will do.
+ */
+static void daemon_check(const struct exec_opts *o, const char *name)
+{
+	const char *sock = getenv(UT_AGENT_ENV_SOCKET), *what;
+	struct ut_agent_reply reply;
+	char buf[64], *why;
+	int err;
+
+	/* the one the agent will ask */
+	if (!sock || !*sock)
+		sock = UT_AGENT_SOCKET;
+	err = agent_ping(sock, o->hybrid, o->napi, &reply);
+	if (err) {
+		if (err == -ENODATA)
+			what = "no reply";
+		else if (err == -EBADMSG)
+			what = "malformed reply";
+		else if (err == -EPROTO &&
+			 snprintf(buf, sizeof(buf), "protocol version %u, not %u", reply.version,
+				  UT_AGENT_PROTO_VERSION) > 0)
+			what = buf;
+		else
+			what = strerror(-err);
+		fprintf(stderr, "uringtune exec: no uringtuned answers on %s (%s): %s runs without uringtune's changes\n",
+			sock, what, name);
+		return;
+	}
+	why = cli_escape(reply.why, strlen(reply.why), false);
+	if (why && *why)
+		what = why;
+	else
+		what = reply.status == 0 ? "ready" :
+		       reply.status > -4096 ? strerror(-reply.status) : "refused";
+	if (reply.status < 0)
+		fprintf(stderr, "uringtune exec: uringtuned: %s: %s runs without uringtune's changes\n",
+			what, name);
+	else if (o->verbose)
+		fprintf(stderr, "uringtune exec: uringtuned: %s\n", what);
+	free(why);
+}
+
+int exec_main(int argc, char **argv)
+{
+	struct exec_opts o = { .hybrid = UT_WANT_UNSET, .napi = UT_WANT_UNSET };
+	char *name, *cmd_path = NULL, *agent = NULL;
+	struct elf_info agent_elf;
+	int ret, err;
+
+	ret = exec_parse(argc, argv, &o);
+	if (ret >= 0)
+		return ret;
+	/* the command as the user wrote it, safe on a terminal */
+	name = cli_escape(o.cmd[0], strlen(o.cmd[0]), false);
+	if (!name) {
+		fprintf(stderr, "uringtune exec: %s\n", strerror(ENOMEM));
+		return EXIT_FAILURE;
+	}
+
+	err = cmd_resolve(o.cmd[0], &cmd_path);
+	if (err) {
+		ret = cmd_error(name, o.cmd[0], err);
+		goto out;
+	}
+	ret = EXIT_FAILURE;
+	if (agent_find(o.agent_lib, &agent, &agent_elf))
+		goto out;
+	cmd_check_reach(name, cmd_path, &agent_elf);
+	err = env_setup(&o, agent);
+	if (err) {
+		fprintf(stderr, "uringtune exec: setting the environment: %s\n", strerror(-err));
+		goto out;
+	}
+	daemon_check(&o, name);
+
+	execvp(o.cmd[0], o.cmd);
+	ret = cmd_error(name, o.cmd[0], -errno);
+out:
+	free(agent);
+	free(cmd_path);
+	free(name);
+	return ret;
+}
