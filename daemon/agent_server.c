@@ -657,7 +657,7 @@ void agent_server_settle(struct ut_daemon *d)
 		if (!sl.pid)
 			continue;
 		ring = sl.fd >= 0 ? find_holder(d, sl.pid, sl.fd, sl.ino) : NULL;
-		if (!ring || !agent_server_drives(ring)) {
+		if (!ring) {
 			free_slot(a, s);
 			continue;
 		}
@@ -665,9 +665,12 @@ void agent_server_settle(struct ut_daemon *d)
 		in->hello_ns = now_ns();
 		in->announced = true;
 		in->napi_decided = sl.flags & UT_SLOT_NAPI;
+		/* what the page and the ring's flags still tell of its setup */
+		in->hybrid_added = (sl.flags & UT_SLOT_HYBRID) &&
+				   (ring->setup_flags & UT_SETUP_HYBRID_IOPOLL);
 		snprintf(in->why, sizeof(in->why), "taken over from a previous run of uringtuned");
 		attach(d, ring, s);
-		if (!in->napi_decided)
+		if (!in->napi_decided || !agent_server_drives(ring))
 			continue;
 		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
 			/* still as uringtune left it: carry on from the kernel's state */

@@ -197,3 +197,17 @@ ring_of() {
 	l=$(grep -m1 '^ring ' "$1")
 	echo "$(field pid "$l") $(field fd "$l")"
 }
+
+# AGENT_EXEC ARGS... -- CMD...: uringtune exec against this test's daemon's
+# agent socket (an array, so that `ip netns exec NS "${AGENT_EXEC[@]}" ...` works)
+AGENT_EXEC=("$B/uringtune" exec --agent-socket "$AGENT_SOCK")
+
+# kill_bg: end every background command (and forget them)
+kill_bg() {
+	local p
+	for p in "${BG_PIDS[@]}"; do
+		kill -TERM "$p" 2>/dev/null || true
+	done
+	wait "${BG_PIDS[@]}" 2>/dev/null || true
+	BG_PIDS=()
+}

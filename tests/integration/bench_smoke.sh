@@ -86,11 +86,17 @@ csv bursty_summary.csv "mode,rounds,cpu_us_per_ping,cpu_lo,cpu_hi,cpu_pct,vs_non
 png bursty.png
 table '^mode +cpu/ping +range +cpu% +vs_none'
 
+csv agent.csv "round,workload,mode,value,p50_us,p99_us,server_napi"
+csv agent_summary.csv "workload,mode,metric,median,lo,hi,vs,ratio,round_ratio_lo,round_ratio_hi"
+png agent.png
+table '^work +mode +metric +median'
+table '^nop +idle +ops_per_s +[0-9]'
+
 csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"
 table '^== targets'
 table '^part +target +measured'
-for p in rtt overhead reaction footprint; do
+for p in rtt overhead reaction footprint agent; do
 	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
 done
 echo "bench harness: every part printed its table, wrote its CSV and its PNG"
