@@ -15,6 +15,8 @@ PKGS="$PKGS iproute2 ethtool jq util-linux procps"
 PKGS="$PKGS systemd prometheus prometheus-node-exporter curl groff-base man-db strace"
 # make vmtest: boot Debian kernels with an NVMe device (IOPOLL) under QEMU
 PKGS="$PKGS qemu-system-x86 busybox-static cpio kmod xz-utils"
+# the agent's tests: fio sets IOPOLL rings up through syscall() (host and VM)
+PKGS="$PKGS fio"
 # benchmarks: plots (make bench, tests/integration/bench_smoke.sh)
 PKGS="$PKGS gnuplot-nox"
 

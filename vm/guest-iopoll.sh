@@ -43,9 +43,11 @@ else
 	say "BTF no"
 fi
 
-# the shipped configuration, with socket and state in /run and /tmp
+# the shipped configuration, with socket and state in /run and /tmp; only
+# [daemon]'s socket (the CLI's): [agent] has a socket key too, and two
+# sockets at one path would take each other's place
 mkdir -p /tmp/uringtune/state /tmp/textfile
-sed -e "s|^socket = .*|socket = $SOCK|" \
+sed -e "/^\[daemon\]/,/^\[/ s|^socket = .*|socket = $SOCK|" \
     -e "s|^state_dir = .*|state_dir = /tmp/uringtune/state|" \
     -e "s|^textfile_dir = .*|textfile_dir = /tmp/textfile|" \
     -e "s|^tick_ms = .*|tick_ms = $TICK_MS|" \

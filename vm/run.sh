@@ -15,7 +15,10 @@
 # TCG emulation), UT_VM_TIMEOUT seconds (90 with KVM, 180 with TCG), UT_VM_TCG_CPU (max,-cx16),
 # UT_VM_TCG_ACCEL (tcg,thread=single),
 # UT_VM_LOG console log path (.cache/vm/logs/<uname -r>.log),
-# UT_VM_INITRAMFS base initramfs (vm/build-initramfs.sh builds it if absent).
+# UT_VM_INITRAMFS base initramfs (vm/build-initramfs.sh builds it if absent),
+# UT_VM_FIO=1 appends the fio layer (vm/build-initramfs.sh --fio, or
+# UT_VM_INITRAMFS_FIO) for the tests that run fio, UT_VM_MEM_MB guest memory
+# (1024).
 #
 # Exit: 0 the test ran and exited 0; 1 it ran and failed, or the VM booted
 # and hung or crashed; 3 the VM could not start (a SKIP, with the reason on a
@@ -25,13 +28,13 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
 QEMU=${QEMU:-qemu-system-x86_64}
-MEM_MB=1024
+MEM_MB=${UT_VM_MEM_MB:-1024}
 CPUS=2
 DISK_MB=64
 # with KVM, no /init by then means KVM cannot run this kernel
 KVM_BOOT_S=${UT_VM_KVM_BOOT_S:-30}
 
-[ $# -eq 2 ] || { sed -n '3,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -eq 2 ] || { sed -n '3,25p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 KDIR=$1
 TEST=$2
 [ -f "$TEST" ] || { echo "run: $TEST: no such test script" >&2; exit 2; }
@@ -48,6 +51,18 @@ if [ -z "${UT_VM_INITRAMFS:-}" ]; then
 	"$ROOT/vm/build-initramfs.sh" "$base" >/dev/null || skip "the initramfs could not be built (vm/build-initramfs.sh)"
 fi
 [ -f "$base" ] || skip "no initramfs $base"
+fio_layer=
+case ${UT_VM_FIO:-0} in
+0) ;;
+1)
+	fio_layer=${UT_VM_INITRAMFS_FIO:-$CACHE/initramfs-fio.cpio}
+	if [ -z "${UT_VM_INITRAMFS_FIO:-}" ]; then
+		"$ROOT/vm/build-initramfs.sh" --fio "$fio_layer" >/dev/null ||
+			skip "the fio layer could not be built (vm/build-initramfs.sh --fio)"
+	fi
+	[ -f "$fio_layer" ] || skip "no fio layer $fio_layer" ;;
+*) echo "run: UT_VM_FIO: expected 0 or 1, got '$UT_VM_FIO'" >&2; exit 2 ;;
+esac
 
 tmp=$(mktemp -d /tmp/uringtune-vm.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
@@ -62,7 +77,14 @@ if [ -f "$KDIR/modules.load" ]; then
 fi
 (cd "$tmp/extra" && find . -mindepth 1 | LC_ALL=C sort | cpio -o -H newc -R 0:0 --quiet) |
 	gzip -1 >"$tmp/extra.cpio.gz"
-cat "$base" "$tmp/extra.cpio.gz" >"$tmp/initrd.gz"
+cat "$base" >"$tmp/initrd.gz"
+if [ -n "$fio_layer" ]; then
+	# the kernel takes an uncompressed archive only at a 4-byte aligned
+	# offset of the initrd (zero bytes between archives are skipped)
+	head -c $(((4 - $(stat -c %s "$tmp/initrd.gz") % 4) % 4)) /dev/zero >>"$tmp/initrd.gz"
+	cat "$fio_layer" >>"$tmp/initrd.gz"
+fi
+cat "$tmp/extra.cpio.gz" >>"$tmp/initrd.gz"
 
 # a disk full of data: reads of zeroes could be short-cut somewhere
 head -c $((DISK_MB << 20)) /dev/urandom >"$tmp/disk.img"

@@ -17,13 +17,30 @@
 #     iopoll_load's count exactly and its p50 is within 2x of iopoll_load's
 #     own (a build without it: "iopoll stats: not reported by this build")
 #
+# and on 7.x (and 6.12), in a second boot with the fio layer
+# (vm/guest-agent-fio.sh), an unmodified program under the agent, with
+# uringtuned in mode = tune:
+#
+#   - fio (ioengine=io_uring, hipri=1, QD1 random reads) under `uringtune
+#     exec --hybrid off` and `--hybrid on` completes real I/O (error 0,
+#     total_ios > 0); uringtuned lists its ring with IOPOLL, with
+#     HYBRID_IOPOLL for --hybrid on only; CPU (usr + sys) and IOPS of both
+#     go on the PASS line
+#   - 6.12 (hybrid refused with EINVAL): --hybrid on only; fio still
+#     completes, its ring has IOPOLL and not HYBRID_IOPOLL (the agent fell
+#     back to fio's own flags)
+#
+# A missing build/liburingtune-agent.so, `uringtune exec` or fio is a FAIL
+# of those kernels, not a skip: the agent is part of the project.
+#
 # One line per kernel: PASS vm <uname -r>: ... | FAIL vm <uname -r>: <why> |
 # SKIP vm <series or uname -r>: <why>, then "vmtest: N passed, N failed, N
 # skipped". Exit 1 if any failed. A kernel that cannot be fetched or booted
 # is a skip, never a pass.
 #
 # usage: vm/vmtest.sh [6.1|6.12|7 ...]
-# Environment: UT_VM_SECONDS per iopoll_load run (3), and those of vm/run.sh.
+# Environment: UT_VM_SECONDS per iopoll_load and fio run (3), and those of
+# vm/run.sh.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -53,6 +70,40 @@ trap 'rm -rf "$tmp"' EXIT
 { echo "SECS=$SECS"; cat "$ROOT/vm/guest-iopoll.sh"; } >"$tmp/test.sh"
 
 "$ROOT/vm/build-initramfs.sh" || { echo "vmtest: the initramfs could not be built" >&2; exit 1; }
+
+# fio under the agent: which cases on which series (6.12: the fallback only,
+# one fio run; 6.1 has nothing the agent could add)
+agent_cases() {
+	case $1 in
+	7) echo "classic hybrid" ;;
+	6.12) echo "hybrid" ;;
+	esac
+}
+# what the agent boot needs from the host; a reason here fails those kernels
+agent_missing=
+need_agent=
+for s in "${SERIES[@]}"; do [ -z "$(agent_cases "$s")" ] || need_agent=1; done
+if [ -n "$need_agent" ]; then
+	if [ ! -f "$ROOT/build/liburingtune-agent.so" ]; then
+		agent_missing="build/liburingtune-agent.so is missing (make)"
+	elif ! help=$("$ROOT/build/uringtune" exec --help 2>&1); then
+		agent_missing="uringtune exec is missing (build/uringtune exec --help: $(head -n 1 <<<"$help"))"
+	elif [ ! -x "${FIO:-/usr/bin/fio}" ]; then
+		agent_missing="${FIO:-/usr/bin/fio} is missing (fio, scripts/deps.sh)"
+	elif ! fio_built=$("$ROOT/vm/build-initramfs.sh" --fio 2>&1); then
+		agent_missing="the fio layer could not be built: $(tail -n 1 <<<"$fio_built")"
+	else
+		echo "$fio_built"
+	fi
+fi
+# fio sets its ring up with syscall(__NR_io_uring_setup, ...): an agent
+# without a syscall() of its own never sees it
+agent_hint=
+if [ -f "$ROOT/build/liburingtune-agent.so" ] &&
+   ! nm -D --defined-only "$ROOT/build/liburingtune-agent.so" 2>/dev/null | awk '{ print $NF }' | grep -qx syscall; then
+	agent_hint=" (build/liburingtune-agent.so defines no syscall(), which fio calls for io_uring_setup)"
+fi
+{ echo "SECS=$SECS"; cat "$ROOT/vm/guest-agent-fio.sh"; } >"$tmp/agent-fio.sh"
 
 echo "vmtest: fetching kernels ${SERIES[*]}"
 "$ROOT/vm/fetch-kernels.sh" "${SERIES[@]}" | tee "$tmp/fetch"
@@ -193,6 +244,121 @@ compare_cpu() {
 	done
 }
 
+# boot_vm TEST OUT: vm/run.sh KDIR TEST >OUT (environment as given); an
+# emulated VM may crash on its own (QEMU TCG bugs seen here): one more boot
+# for a VM that died, never for a test that failed. Leaves rc and vm.
+boot_vm() {
+	local attempt
+	for attempt in 1 2; do
+		"$ROOT/vm/run.sh" "$kdir" "$1" >"$2"
+		rc=$?
+		vm=$(grep -m1 '^VM ' "$2")
+		[ $rc -eq 1 ] && { [ -z "$(grep -m1 'UTVM: BOOT' "$2")" ] ||
+			[ "$(field exit "$vm")" != 0 ]; } && [ $attempt = 1 ] || break
+		echo "vmtest: $krel: the VM died ($(field exit "$vm")), booting it once more"
+	done
+}
+
+# fio_json CASE: fio's JSON result of one case ("" if there is none)
+fio_json() {
+	local j
+	j=$(utvm FIOJSON "$1")
+	j=${j#"${j%%\{*}"}
+	jq -e '.jobs[0]' >/dev/null 2>&1 <<<"$j" && printf '%s\n' "$j"
+}
+
+# check_agent_fio CASES: judge the agent boot ($out is its output); appends
+# to $runs, failures prefixed "fio"
+check_agent_fio() {
+	local c j rc err total iops usr sys cpu json r n flags hy want sorted classic_flags='' fiov
+	local -A fcpu fiops
+	case $(utvm FIO) in missing|"") fail_ "fio: no /usr/bin/fio in the VM (the fio layer)"; return ;; esac
+	[ "$(utvm AGENT)" != missing ] || { fail_ "fio: no liburingtune-agent.so in the VM's initramfs"; return; }
+	case $(utvm EXEC) in
+	yes) ;;
+	*) fail_ "fio: uringtune exec in the VM: $(utvm EXEC | sed 's/^no //')"; return ;;
+	esac
+	case $(grep -m1 -E 'UTVM: DAEMON (up|FAILED)' "$out") in
+	*"DAEMON up"*"agent_socket=yes"*) ;;
+	*"DAEMON up"*) fail_ "fio: uringtuned (mode = tune) made no agent socket" ;;
+	*) fail_ "fio: uringtuned (mode = tune) did not start: $(utvm DAEMON | sed 's/^FAILED //')"; return ;;
+	esac
+	for c in $1; do
+		rc=$(field rc "$(utvm CASE "$c")")
+		j=$(fio_json "$c")
+		if [ -z "$j" ]; then
+			fail_ "fio $c: no JSON result (exit ${rc:-none}): $(utvm EXECLOG "$c" | cut -c1-160)"
+			continue
+		fi
+		read -r err total iops usr sys < <(jq -r '.jobs[0] |
+			"\(.error) \(.read.total_ios) \(.read.iops) \(.usr_cpu) \(.sys_cpu)"' <<<"$j")
+		[ "$rc" = 0 ] || fail_ "fio $c: uringtune exec exit ${rc:-none}: $(utvm EXECLOG "$c" | cut -c1-160)"
+		[ "$err" = 0 ] || fail_ "fio $c: jobs[0].error is $err"
+		[ "${total:-0}" -gt 0 ] 2>/dev/null || fail_ "fio $c: no reads completed (read.total_ios ${total:-none})"
+		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
+		fcpu[$c]=$cpu
+		fiops[$c]=$iops
+		# the ring, while fio ran: fio's only ring with IOPOLL
+		json=$(utvm JSON "$c")
+		if ! jq -e .rings >/dev/null 2>&1 <<<"$json"; then
+			fail_ "fio $c: uringtune status --json is not JSON: ${json:0:120}"
+			continue
+		fi
+		r=$(jq -c '[.rings[] | select(.comm == "fio" and any(.setup_flags[]; . == "IOPOLL"))]' <<<"$json")
+		n=$(jq length <<<"$r")
+		if [ "$n" = 0 ]; then
+			fail_ "fio $c: no fio ring with IOPOLL in uringtune status (rings: $(jq -c '[.rings[] | {comm, setup_flags}]' <<<"$json" | cut -c1-200))"
+			continue
+		fi
+		r=$(jq -c '.[0]' <<<"$r")
+		flags=$(jq -r '.setup_flags | join(",")' <<<"$r")
+		hy=$(jq -r 'any(.setup_flags[]; . == "HYBRID_IOPOLL")' <<<"$r")
+		want=false
+		[ "$c" = classic ] || [ "$(kver "$krel")" -lt 6013 ] || want=true
+		if [ "$hy" != "$want" ]; then
+			if [ "$want" = true ]; then
+				fail_ "fio $c: --hybrid on, but fio's ring has no HYBRID_IOPOLL ($flags)$agent_hint"
+			elif [ "$c" = classic ]; then
+				fail_ "fio $c: --hybrid off, but fio's ring has HYBRID_IOPOLL ($flags)"
+			else
+				fail_ "fio $c: HYBRID_IOPOLL on a kernel before 6.13 ($flags)"
+			fi
+		fi
+		# the agent adds HYBRID_IOPOLL and nothing else, and takes nothing
+		# of fio's own flags away
+		sorted=$(jq -r '[.setup_flags[] | select(. != "HYBRID_IOPOLL")] | sort | join(",")' <<<"$r")
+		if [ "$c" = classic ]; then
+			classic_flags=$sorted
+		elif [ -n "$classic_flags" ] && [ "$sorted" != "$classic_flags" ]; then
+			fail_ "fio $c: ring flags $flags, expected fio's own ($classic_flags) plus HYBRID_IOPOLL"
+		fi
+		# a refused HYBRID_IOPOLL must be retried by the agent with fio's
+		# flags: fio 3.33+ asks for SINGLE_ISSUER|DEFER_TASKRUN and, on
+		# EINVAL, drops those first (then COOP_TASKRUN, CQSIZE) and retries
+		# itself, which would still complete but without them
+		fiov=$(utvm FIO | sed -nE 's/^fio-([0-9]+)[.]([0-9]+).*/\1 \2/p')
+		if [ "$c" != classic ] && [ "$want" = false ] && [ -n "$fiov" ] &&
+		   awk -v v="$fiov" 'BEGIN { split(v, a, " "); exit !(a[1] > 3 || (a[1] == 3 && a[2] >= 33)) }' &&
+		   ! jq -e 'any(.setup_flags[]; . == "DEFER_TASKRUN")' >/dev/null <<<"$r"; then
+			fail_ "fio $c: the fallback ring lost fio's DEFER_TASKRUN ($flags): fio retried, not the agent"
+		fi
+		runs="$runs, fio $c $(awk -v i="$iops" 'BEGIN { printf "%.1fk", i / 1000 }') IOPS cpu ${cpu}% (usr $(printf '%.1f' "$usr") sys $(printf '%.1f' "$sys"))"
+		[ "$c" = classic ] || [ "$want" = true ] || runs="$runs, HYBRID_IOPOLL refused and fallen back to fio's flags"
+		# what the daemon says about the agent and the ring (the other
+		# half of the feature; shown, not judged here)
+		echo "vmtest: $krel fio $c: $(grep -F "UTVM: EXECLOG $c " "$out" | sed "s/^UTVM: EXECLOG $c //" | head -n 4 | paste -sd'|' | sed 's/|/ | /g')"
+		echo "vmtest: $krel fio $c ring: flags $flags; managed_by $(jq -c '.managed_by' <<<"$r"), managed_via $(jq -c '.managed_via' <<<"$r"), agent $(jq -c '.agent' <<<"$r"); daemon.agent $(jq -c '.daemon.agent | del(.socket, .page)' <<<"$json")"
+	done
+	if [ -n "${fcpu[classic]:-}" ] && [ -n "${fcpu[hybrid]:-}" ]; then
+		# hybrid also completes fewer reads: CPU per read is the fairer measure
+		runs="$runs; fio QD1 CPU classic ${fcpu[classic]}% vs hybrid ${fcpu[hybrid]}%: $(awk -v c="${fcpu[classic]}" -v h="${fcpu[hybrid]}" \
+			-v ic="${fiops[classic]}" -v ih="${fiops[hybrid]}" '
+			function less(x) { return sprintf("%.0f%% %s", x < 0 ? -x : x, x < 0 ? "more" : "less") }
+			BEGIN { printf "%s CPU, %s CPU per read", less(c > 0 ? (1 - h / c) * 100 : 0),
+				less(c > 0 && ih > 0 ? (1 - (h / ih) / (c / ic)) * 100 : 0) }')"
+	fi
+}
+
 for series in "${SERIES[@]}"; do
 	line=$(grep -E "^(KERNEL|SKIP) ${series//./\\.}[ :]" "$tmp/fetch" | head -n 1)
 	case $line in
@@ -209,16 +375,7 @@ for series in "${SERIES[@]}"; do
 	read -r _ _ krel pkgver kdir _ <<<"$line"
 	echo "vmtest: booting $krel ($pkgver)"
 	out=$tmp/$series.out
-	# an emulated VM may crash on its own (QEMU TCG bugs seen here): one
-	# more boot for a VM that died, never for a test that failed
-	for attempt in 1 2; do
-		"$ROOT/vm/run.sh" "$kdir" "$tmp/test.sh" >"$out"
-		rc=$?
-		vm=$(grep -m1 '^VM ' "$out")
-		[ $rc -eq 1 ] && { [ -z "$(grep -m1 'UTVM: BOOT' "$out")" ] ||
-			[ "$(field exit "$vm")" != 0 ]; } && [ $attempt = 1 ] || break
-		echo "vmtest: $krel: the VM died ($(field exit "$vm")), booting it once more"
-	done
+	boot_vm "$tmp/test.sh" "$out"
 	cp "$out" "$CACHE/logs/$krel.utvm" 2>/dev/null
 	if [ $rc -eq 3 ]; then
 		grep -m1 '^SKIP vm ' "$out" || echo "SKIP vm $krel: the VM did not start"
@@ -265,11 +422,35 @@ for series in "${SERIES[@]}"; do
 	summary="boot $(field boot_s "$vm") s ($(field accel "$vm"), total $(field run_s "$vm") s)$runs"
 	[ -z "$iopoll_note" ] || summary="$summary; $iopoll_note"
 	[ -z "$stalls" ] || summary="$summary; note${stalls#,}"
+	logs="console log $(field log "$vm")"
+	acases=$(agent_cases "$series")
+	if [ -n "$acases" ] && [ -n "$agent_missing" ]; then
+		fail_ "fio under uringtune exec: $agent_missing"
+	elif [ -n "$acases" ]; then
+		# a boot of its own: the fio layer (~80 MB) and a daemon in
+		# mode = tune, neither of which the runs above should have
+		echo "vmtest: booting $krel with fio ($acases)"
+		main_vm=$vm
+		out=$tmp/$series.agent-fio.out
+		{ echo "CASES='$acases'"; cat "$tmp/agent-fio.sh"; } >"$tmp/agent-fio-$series.sh"
+		UT_VM_FIO=1 UT_VM_LOG="$CACHE/logs/$krel.agent-fio.log" boot_vm "$tmp/agent-fio-$series.sh" "$out"
+		cp "$out" "$CACHE/logs/$krel.agent-fio.utvm" 2>/dev/null
+		runs=
+		if [ $rc -eq 3 ] || [ -z "$(utvm BOOT)" ]; then
+			fail_ "fio: the VM with the fio layer did not start ($(grep -m1 '^SKIP vm ' "$out" || field exit "$vm"))"
+		else
+			check_agent_fio "$acases"
+			[ "$(field exit "$vm")" = 0 ] || fail_ "fio: the guest did not finish (exit=$(field exit "$vm"))"
+		fi
+		summary="$summary; with fio: boot $(field boot_s "$vm") s (total $(field run_s "$vm") s)$runs"
+		logs="$logs, $(field log "$vm")"
+		vm=$main_vm
+	fi
 	if [ ${#errs[@]} -eq 0 ]; then
 		echo "PASS vm $krel: $summary"
 		passed=$((passed + 1))
 	else
-		echo "FAIL vm $krel: $(IFS=';'; echo "${errs[*]}" | sed 's/;/; /g') [$summary; console log $(field log "$vm")]"
+		echo "FAIL vm $krel: $(IFS=';'; echo "${errs[*]}" | sed 's/;/; /g') [$summary; $logs]"
 		failed=$((failed + 1))
 	fi
 done

@@ -6,6 +6,10 @@
 # and its p50 is within 2x; on 7.x hybrid rings show hybrid_poll_time and CPU
 # of classic vs hybrid is printed beside the advisor's prediction; on 6.1 the
 # daemon says NAPI tuning is unavailable and still reports IOPOLL times.
+# In a second boot with the fio layer (vm/guest-agent-fio.sh): fio under
+# `uringtune exec --hybrid on` still completes on 6.12, which refuses
+# HYBRID_IOPOLL (the agent falls back to fio's own flags), and its ring has
+# no HYBRID_IOPOLL; a missing agent or `uringtune exec` is a failure.
 # A kernel that cannot be fetched or a VM that cannot start is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

@@ -6,6 +6,11 @@
 # and its p50 is within 2x; on 7.x hybrid rings show hybrid_poll_time and CPU
 # of classic vs hybrid is printed beside the advisor's prediction; on 6.1 the
 # daemon says NAPI tuning is unavailable and still reports IOPOLL times.
+# In a second boot with the fio layer (vm/guest-agent-fio.sh): fio
+# (io_uring, hipri=1, QD1) under `uringtune exec --hybrid off` and `--hybrid
+# on` completes real I/O, its ring shows HYBRID_IOPOLL only with --hybrid on,
+# and fio's CPU and IOPS of classic vs hybrid are printed; a missing agent or
+# `uringtune exec` is a failure.
 # A kernel that cannot be fetched or a VM that cannot start is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
