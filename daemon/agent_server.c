@@ -336,7 +336,9 @@ static void attach(struct ut_daemon *d, struct ut_ring *ring, uint32_t slot)
 	ring->agent_hybrid_fallback = in->hybrid_fallback;
 	ring->agent_napi_tried = in->napi_tried;
 	ring->agent_napi_ret = in->napi_ret;
-	snprintf(ring->agent_why, sizeof(ring->agent_why), "%s", in->why);
+	/* the decision as asked; what the kernel made of it is in the hybrid field */
+	snprintf(ring->agent_why, sizeof(ring->agent_why), "%s%s", in->why,
+		 in->hybrid_fallback ? " (refused by the kernel: classic IOPOLL)" : "");
 	if (in->hybrid_added && ring->managed_by == UT_MANAGED_NONE)
 		ring->managed_by = UT_MANAGED_URINGTUNE;
 	if (in->napi_tried && in->napi_ret == 0) {
