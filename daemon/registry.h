@@ -63,7 +63,7 @@ struct ut_ring {
 	bool agent_pending;		/* a published decision not yet seen applied */
 	uint64_t agent_published_ns;
 	struct tuner_setting agent_want;	/* the last decision published */
-	char agent_why[128];		/* the daemon's answer at setup */
+	char agent_why[176];		/* the daemon's answer at setup, and the kernel's */
 
 	/* sweep bookkeeping */
 	uint64_t sweep_gen;
