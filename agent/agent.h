@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the agent's files share: its environment, its log, the real functions
+ * behind the interposed ones, the lock over its state, and the fast path run
+ * on every interposed submit and wait call.
+ *
+ * Everything here is hidden (the Makefile builds with -fvisibility=hidden;
+ * AGENT_INTERNAL repeats it on declarations so the fast path's globals are
+ * reached PC-relative, not through the GOT). Only agent/interpose.c exports
+ * symbols.
+ */
+#ifndef UT_AGENT_H
+#define UT_AGENT_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <sys/un.h>
+#include <linux/types.h>
+
+#include <liburing.h>
+
+#include "agent_abi.h"
+#include "agent_check.h"
+
+#define AGENT_INTERNAL	__attribute__((visibility("hidden")))
+
+/* ---- environment (agent_env.c), read once ---- */
+
+struct agent_env {
+	struct agent_policy policy;	/* URINGTUNE_AGENT_POLICY (all UNSET if malformed) */
+	bool debug;			/* URINGTUNE_AGENT_DEBUG=1 */
+	bool socket_ok;			/* the path fits sun_path */
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+};
+
+/* parsed on first use (pthread_once); also registers the fork handlers */
+AGENT_INTERNAL const struct agent_env *agent_env(void);
+
+/*
+ * "uringtune-agent: <message>\n" on stderr with one write(2): no stdio, so no
+ * lock a fork or a signal could leave held. errno is preserved.
+ */
+AGENT_INTERNAL void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define agent_debug(...) do {				\
+	if (agent_env()->debug)				\
+		agent_log(__VA_ARGS__);			\
+} while (0)
+
+/* "EEXIST" for 17: the kernel's answer as a programmer reads it */
+AGENT_INTERNAL const char *agent_errname(int err);
+
+/* ---- the real functions (agent_real.c) ---- */
+
+/*
+ * dlsym(RTLD_NEXT, @name), else the definition in the object that called the
+ * interposer (@caller: a liburing dlopen()ed RTLD_LOCAL is not after us in
+ * the global scope, but its own internal calls still land here). Stored in
+ * *@slot; NULL if there is none.
+ */
+AGENT_INTERNAL void *agent_real_resolve(void **slot, const char *name, const void *caller);
+
+/* one relaxed load once resolved: a function's address never changes */
+static inline void *agent_real(void **slot, const char *name, const void *caller)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+
+	if (__builtin_expect(!p, 0))
+		p = agent_real_resolve(slot, name, caller);
+	return p;
+}
+
+/*
+ * The real syscall(2), never the agent's own interposer: the agent's
+ * io_uring_register and io_uring_setup calls must neither look like the
+ * program's nor run the agent again. -1 and errno, as syscall(2).
+ */
+AGENT_INTERNAL long agent_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
+
+/* ---- shared state ---- */
+
+/*
+ * Over the ring table and the page mapping. Never held across a socket
+ * exchange or io_uring_setup; the fast path only ever trylocks it.
+ */
+extern pthread_mutex_t agent_lock AGENT_INTERNAL;
+
+/* ---- the fast path (agent_rings.c holds the cold part) ---- */
+
+/*
+ * What the fast path reads, in one cache line of its own (written only when
+ * a page is mapped or a change is dealt with):
+ *
+ * page: the daemon's policy page, NULL while there is none (agent_pagemap.c).
+ * seen_gen: the page generation the agent has dealt with: every ring's
+ * decision up to it is applied. With AGENT_GEN_PENDING or'ed in: looked at,
+ * but some ring still has a change only its own calls can apply
+ * (agent_pending_fd says which). AGENT_GEN_NONE: look on the next call.
+ */
+struct agent_fast {
+	const struct ut_agent_page *page;
+	__u64 seen_gen;
+} __attribute__((aligned(64)));
+
+extern struct agent_fast agent_fast AGENT_INTERNAL;
+
+#define AGENT_GEN_PENDING	(1ULL << 63)
+#define AGENT_GEN_NONE		(~0ULL)
+
+AGENT_INTERNAL void agent_poll_slow(__u64 gen, int fd, struct io_uring *ring)
+	__attribute__((noinline, cold));
+
+/*
+ * Run on every interposed submit and wait call, before the real one: is there
+ * a new decision for this ring? @fd is the ring's fd (-1: unknown, e.g. a
+ * registered ring index), or @ring the liburing ring (its ring_fd is read
+ * only on the cold path).
+ *
+ * When nothing changed this is the issue's one atomic load, of the page's
+ * generation (the only memory the daemon writes), beside two loads from the
+ * agent's own cache line (the page pointer, what the agent saw last), and a
+ * compare. All relaxed, which is enough: the pointer is published with the
+ * mapping already in place (no data of this process behind it to order; a
+ * replaced page stays readable, see agent_pagemap.c), and a changed generation
+ * only sends the call to agent_poll_slow(), which reloads it with acquire
+ * under agent_lock before it reads any slot (pairing with the daemon's
+ * release of gen after its slot writes). A relaxed atomic load is a plain
+ * mov on x86 and a plain ldr on arm64: no barrier on the hot path.
+ */
+static inline __attribute__((always_inline)) void agent_poll(int fd, struct io_uring *ring)
+{
+	const struct ut_agent_page *pg = __atomic_load_n(&agent_fast.page, __ATOMIC_RELAXED);
+	__u64 gen;
+
+	if (!pg)
+		return;
+	gen = __atomic_load_n(&pg->gen, __ATOMIC_RELAXED);
+	if (__builtin_expect(gen == __atomic_load_n(&agent_fast.seen_gen, __ATOMIC_RELAXED), 1))
+		return;
+	agent_poll_slow(gen, fd, ring);
+}
+
+#endif /* UT_AGENT_H */
