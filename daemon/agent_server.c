@@ -408,6 +408,25 @@ static void on_ring(struct ut_daemon *d, pid_t pid, const struct ut_agent_ring *
 		attach(d, ring, m->slot);
 }
 
+/* the program manages NAPI on that ring now: the slot keeps its ring, no NAPI decision */
+static void forget_napi(struct ut_agent_server *a, uint32_t slot)
+{
+	a->app_took_over++;
+	agent_slot_set_flags(a->page.pg, slot, a->page.pg->slots[slot].flags & ~UT_SLOT_NAPI);
+	a->info[slot].napi_decided = false;
+}
+
+void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring)
+{
+	struct ut_agent_server *a = &d->agent;
+
+	ring->agent_pending = false;
+	if (!ring->via_agent || !have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
+	    a->info[ring->agent_slot].ctx != ring->ctx || !a->info[ring->agent_slot].napi_decided)
+		return;
+	forget_napi(a, ring->agent_slot);
+}
+
 static void on_app_napi(struct ut_daemon *d, pid_t pid, const struct ut_agent_ring *m)
 {
 	struct ut_agent_server *a = &d->agent;
@@ -417,10 +436,7 @@ static void on_app_napi(struct ut_daemon *d, pid_t pid, const struct ut_agent_ri
 		a->bad_messages++;
 		return;
 	}
-	a->app_took_over++;
-	/* never again: the slot keeps its ring but no NAPI decision */
-	agent_slot_set_flags(a->page.pg, m->slot, a->page.pg->slots[m->slot].flags & ~UT_SLOT_NAPI);
-	a->info[m->slot].napi_decided = false;
+	forget_napi(a, m->slot);
 	ring = find_holder(d, pid, m->fd, m->ino);
 	if (!ring || ring->managed_by == UT_MANAGED_APP)
 		return;
@@ -582,9 +598,19 @@ bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring, const s
 		ring->napi = ev->napi;
 		return true;
 	}
+	if (!ring->agent_pending) {
+		/*
+		 * The agent registers only to apply a decision, and every call of
+		 * such a sequence (static tracking: the mode, then one call per
+		 * ID) leaves the decided state. Anything else is the program's
+		 * own call through a path the agent does not see (liburing 2.5+'s
+		 * io_uring_register_napi makes the system call itself).
+		 */
+		if (ev->ret || napi_is(&ev->napi, &ring->agent_want))
+			return true;
+		return false;
+	}
 	ring->napi = ev->napi;
-	if (!ring->agent_pending)
-		return true;
 	if (ev->ret) {
 		ring->agent_pending = false;
 		snprintf(ring->tune_error, sizeof(ring->tune_error),
@@ -617,7 +643,8 @@ int agent_server_publish(struct ut_daemon *d, struct ut_ring *ring, const struct
 	}
 	agent_slot_set_napi(a->page.pg, ring->agent_slot, s);
 	ring->agent_want = *s;
-	ring->agent_pending = !napi_is(&ring->napi, s);
+	/* the agent registers for every new decision, even one the ring already has */
+	ring->agent_pending = true;
 	ring->agent_published_ns = now_ns();
 	a->published++;
 	return 0;

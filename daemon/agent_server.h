@@ -91,6 +91,9 @@ void agent_server_ring_gone(struct ut_daemon *d, const struct ut_ring *ring);
 bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring,
 			      const struct ut_event *ev);
 
+/* the program registered NAPI itself on a ring (seen by BPF): no more decisions for it */
+void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring);
+
 /* does the daemon steer this ring through its agent (it refuses outside calls) */
 bool agent_server_drives(const struct ut_ring *ring);
 

@@ -66,6 +66,7 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 				 (unsigned long long)ev->napi.busy_poll_ns / 1000,
 				 ev->napi.prefer ? "on" : "off");
 			tuning_app_took_over(d, ring);
+			agent_server_app_took_over(d, ring);
 		}
 		break;
 	default:

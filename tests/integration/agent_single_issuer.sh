@@ -6,7 +6,8 @@
 # registration (EEXIST) and the rings stay as they are; under
 # `uringtune exec --napi` the agent registers NAPI from each ring's
 # submitting thread at setup, the kernel's fdinfo says so, and status lists
-# the rings as managed by uringtune through the agent, counted apart.
+# the rings as managed by uringtune through the agent, counted apart. A
+# program that registers NAPI itself under the agent manages its ring.
 . "$(dirname "$0")/../lib.sh"
 
 grep -q "liburing\.so" <<<"$(ldd "$B/pingpong")" || fail "pingpong is not linked with liburing.so"
@@ -70,3 +71,18 @@ wait_for 3 grep -q '^uringtune_agent_rings{managed="true"} 2$' "$T/textfile/urin
 # nothing was journaled (the agent's page is their record) and nothing failed
 s=$(status_json | jq -c '.daemon | {journal_entries, actions_failed}')
 [ "$s" = '{"journal_entries":0,"actions_failed":0}' ] || fail "daemon: $s"
+kill_bg
+
+log "a program that registers NAPI itself under the agent manages its ring"
+# the agent registers 50 us at setup, then the program its own 20 us: the
+# agent sees that call (syscall()) and tells the daemon, which steps back
+bg ip netns exec "$NS_B" "${AGENT_EXEC[@]}" --napi -- "$B/pingpong" server --bind 198.18.0.2:7000 \
+	--ring defer-taskrun --napi-busy-poll-us 20 >"$T/own-server.out"
+wait_line "$T/own-server.out" '^ring '
+read -r pid fd < <(ring_of "$T/own-server.out")
+expect_napi "$pid" "$fd" '^enabled/dynamic/20000/false$'
+expect_ring "$pid" "$fd" '.managed_by == "app" and (.tunable | not) and .napi.busy_poll_us == 20'
+sleep 1.2	# a tick: still the program's
+expect_napi "$pid" "$fd" '^enabled/dynamic/20000/false$' 1
+a=$(status_json | jq -c '.daemon.agent.app_took_over')
+[ "$a" -ge 1 ] || fail "app_took_over: $a"

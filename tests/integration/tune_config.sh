@@ -25,8 +25,8 @@ bad '\[napi\] min_efficiency: expected' min_efficiency=lots
 write_config
 echo "bogus_key = 1" >>"$CONF"
 "$B/uringtuned" -c "$CONF" >"$T/out" 2>&1 || true
-grep -q '\[select\] bogus_key: unknown key' "$T/out" ||
-	fail "unknown key in [select] not reported: $(cat "$T/out")"
+grep -q '\[agent\] bogus_key: unknown key (known keys: enabled, socket, page,' "$T/out" ||
+	fail "unknown key in [agent] (the last section) not reported: $(cat "$T/out")"
 
 # reload: broken file refused, running policy kept
 start_daemon mode=tune include_comm=ringhold
