@@ -36,6 +36,7 @@
 
 #include "agent_abi.h"
 #include "exec.h"
+#include "usage.h"
 #include "status_table.h"	/* cli_escape() */
 
 /* where `make install` puts the agent (the Makefile says) */
@@ -44,7 +45,6 @@
 #endif
 #define AGENT_NAME		"liburingtune-agent.so"
 
-#define EXIT_USAGE		2
 /* as shells: found but cannot be executed; not found */
 #define EXIT_CANNOT_EXEC	126
 #define EXIT_NOT_FOUND		127
@@ -105,21 +105,6 @@ static void exec_help(void)
 	exec_usage(stdout);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-/* as cli/main.c's: one line, exit status 2 */
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "uringtune: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see uringtune --help)\n");
-	return EXIT_USAGE;
-}
-
 /* returned by opt_value() for an option that ends the command line */
 static const char opt_missing[] = "";
 
@@ -146,7 +131,7 @@ static const char *opt_value(const char *name, int argc, char **argv, int *i)
 static int opt_path(const char *name, const char *v, const char **dst)
 {
 	if (!*v)
-		return usage_error("option '%s' needs an argument", name);
+		return cli_usage_error("option '%s' needs an argument", name);
 	*dst = v;
 	return -1;
 }
@@ -182,12 +167,12 @@ static int exec_parse(int argc, char **argv, struct exec_opts *o)
 		ret = -1;
 		if ((v = opt_value("--hybrid", argc, argv, &i))) {
 			if (v == opt_missing)
-				return usage_error("option '--hybrid' needs an argument");
+				return cli_usage_error("option '--hybrid' needs an argument");
 			o->hybrid = parse_hybrid(v);
 			if (o->hybrid < 0) {
 				char *esc = cli_escape(v, strlen(v), false);
 
-				usage_error("--hybrid: expected on, off or auto, got '%s'",
+				cli_usage_error("--hybrid: expected on, off or auto, got '%s'",
 					    esc ? esc : "?");
 				free(esc);
 				return EXIT_USAGE;
@@ -207,13 +192,13 @@ static int exec_parse(int argc, char **argv, struct exec_opts *o)
 			exec_help();
 			return 0;
 		} else {
-			return usage_error("unknown option '%s'", a);
+			return cli_usage_error("unknown option '%s'", a);
 		}
 		if (ret >= 0)
 			return ret;
 	}
 	if (i >= argc)
-		return usage_error("exec: expected -- CMD [ARGS...]");
+		return cli_usage_error("exec: expected -- CMD [ARGS...]");
 	o->cmd = argv + i;
 	return -1;
 }

@@ -23,6 +23,7 @@
 #include "client.h"
 #include "json_get.h"
 #include "exec.h"
+#include "usage.h"
 #include "ring_view.h"
 #include "status_table.h"
 
@@ -30,7 +31,6 @@
 #define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define STATUS_REQUEST		"{\"cmd\":\"status\"}\n"
 
-#define EXIT_USAGE		2
 /* widest view drawn, whatever $COLUMNS says */
 #define WIDTH_MAX		1000
 #define WATCH_PERIOD_S		1
@@ -100,20 +100,6 @@ static void usage(FILE *f)
 	exec_usage(f);
 }
 
-static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static int usage_error(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "uringtune: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, " (see uringtune --help)\n");
-	return EXIT_USAGE;
-}
-
 /* a decimal in [min, max], or -1 */
 static long parse_number(const char *s, long min, long max)
 {
@@ -161,11 +147,11 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 
 		if (strcmp(a, "--socket") == 0) {
 			if (i + 1 >= argc || !argv[i + 1][0])
-				return usage_error("option '%s' needs an argument", a);
+				return cli_usage_error("option '%s' needs an argument", a);
 			o->socket_path = argv[++i];
 		} else if (strncmp(a, "--socket=", 9) == 0) {
 			if (!a[9])
-				return usage_error("option '%s' needs an argument", "--socket");
+				return cli_usage_error("option '%s' needs an argument", "--socket");
 			o->socket_path = a + 9;
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			usage(stdout);
@@ -178,23 +164,23 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 			o->json = true;
 		} else if (strcmp(a, "--busy-poll-us") == 0) {
 			if (i + 1 >= argc)
-				return usage_error("option '%s' needs an argument", a);
+				return cli_usage_error("option '%s' needs an argument", a);
 			o->busy_poll_us = parse_number(argv[++i], 1, 10000);
 			if (o->busy_poll_us < 0)
-				return usage_error("--busy-poll-us: expected an integer from 1 to 10000, got '%s'",
+				return cli_usage_error("--busy-poll-us: expected an integer from 1 to 10000, got '%s'",
 						   argv[i]);
 		} else if (strcmp(a, "--ring") == 0 || strncmp(a, "--ring=", 7) == 0) {
 			const char *v = a[6] ? a + 7 : NULL;
 
 			if (!v) {
 				if (i + 1 >= argc)
-					return usage_error("option '%s' needs an argument", a);
+					return cli_usage_error("option '%s' needs an argument", a);
 				v = argv[++i];
 			}
 			if (!parse_ring(v, o)) {
 				char *esc = cli_escape(v, strlen(v), false);
 
-				usage_error("--ring: expected PID:FD, got '%s'", esc ? esc : "?");
+				cli_usage_error("--ring: expected PID:FD, got '%s'", esc ? esc : "?");
 				free(esc);
 				return EXIT_USAGE;
 			}
@@ -205,37 +191,37 @@ static int parse_args(int argc, char **argv, struct cli_opts *o)
 		} else if (strcmp(a, "--static") == 0) {
 			o->static_ids = true;
 		} else if (a[0] == '-' && a[1]) {
-			return usage_error("unknown option '%s'", a);
+			return cli_usage_error("unknown option '%s'", a);
 		} else if (!o->cmd) {
 			/* exec_word() passed it by: other options came first */
 			if (strcmp(a, "exec") == 0)
-				return usage_error("exec: its options go after it (only --socket may come before)");
+				return cli_usage_error("exec: its options go after it (only --socket may come before)");
 			if (strcmp(a, "status") && strcmp(a, "set") && strcmp(a, "reset"))
-				return usage_error("unknown command '%s'", a);
+				return cli_usage_error("unknown command '%s'", a);
 			o->cmd = a;
 		} else if (strcmp(o->cmd, "status") && o->n_pos < 2) {
 			o->pos[o->n_pos++] = a;
 		} else {
-			return usage_error("unexpected argument '%s'", a);
+			return cli_usage_error("unexpected argument '%s'", a);
 		}
 	}
 	if (!o->cmd)
-		return usage_error("no command given");
+		return cli_usage_error("no command given");
 	if (strcmp(o->cmd, "set") == 0) {
 		if (o->n_pos != 2)
-			return usage_error("set: expected PID FD");
+			return cli_usage_error("set: expected PID FD");
 		if (o->busy_poll_us < 0)
-			return usage_error("set: --busy-poll-us N is required");
+			return cli_usage_error("set: --busy-poll-us N is required");
 	} else if (o->busy_poll_us >= 0 || o->prefer || o->static_ids) {
-		return usage_error("--busy-poll-us, --prefer and --static go with set only");
+		return cli_usage_error("--busy-poll-us, --prefer and --static go with set only");
 	}
 	if (strcmp(o->cmd, "status") && (o->have_ring || o->watch))
-		return usage_error("--ring and --watch go with status only");
+		return cli_usage_error("--ring and --watch go with status only");
 	if (strcmp(o->cmd, "reset") == 0 && o->n_pos == 1)
-		return usage_error("reset: expected PID FD, or nothing for every ring");
+		return cli_usage_error("reset: expected PID FD, or nothing for every ring");
 	for (int i = 0; i < o->n_pos; i++)
 		if (parse_number(o->pos[i], i == 0 ? 1 : 0, INT32_MAX) < 0)
-			return usage_error("%s: expected a %s, got '%s'", o->cmd,
+			return cli_usage_error("%s: expected a %s, got '%s'", o->cmd,
 					   i == 0 ? "process id" : "file descriptor number",
 					   o->pos[i]);
 	return -1;

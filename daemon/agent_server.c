@@ -48,49 +48,6 @@ static bool have_page(const struct ut_agent_server *a)
 	return a->page.pg != NULL;
 }
 
-static int listen_on(const char *path, char *err, size_t errlen)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	ret = mkdir_parents(path);
-	if (ret) {
-		snprintf(err, errlen, "agent socket %s: cannot create its directory: %s", path,
-			 strerror(-ret));
-		return ret;
-	}
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "agent socket: %s", strerror(-ret));
-		return ret;
-	}
-	/* a socket file left by a dead daemon refuses connections: replace it */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		snprintf(err, errlen, "agent socket %s: another uringtuned is already listening "
-			 "there", path);
-		ret = -EADDRINUSE;
-		goto fail;
-	}
-	if (errno == ECONNREFUSED)
-		unlink(path);
-	/*
-	 * 0666: any program may opt in. Nothing a peer says is trusted: its
-	 * pid comes from SO_PEERCRED, its slot is checked against that pid.
-	 */
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0666) ||
-	    listen(fd, 64)) {
-		ret = -errno;
-		snprintf(err, errlen, "agent socket %s: %s", path, strerror(-ret));
-		goto fail;
-	}
-	return fd;
-fail:
-	close(fd);
-	return ret;
-}
-
 void agent_server_open(struct ut_daemon *d)
 {
 	struct ut_agent_server *a = &d->agent;
@@ -114,7 +71,12 @@ void agent_server_open(struct ut_daemon *d)
 	} else if (a->page.reused) {
 		log_info("agent page %s: taken over from a previous run", a->page.path);
 	}
-	a->listen_fd = listen_on(d->cfg.agent.socket_path, err, sizeof(err));
+	/*
+	 * 0666: any program may opt in. Nothing a peer says is trusted: its
+	 * pid comes from SO_PEERCRED, its slot is checked against that pid.
+	 */
+	a->listen_fd = unix_listen("agent socket", d->cfg.agent.socket_path, SOCK_SEQPACKET,
+				   0666, 64, err, sizeof(err));
 	if (a->listen_fd < 0)
 		log_warn("%s: the in-process agent gets no answer", err);
 	else
@@ -702,17 +664,10 @@ void agent_server_settle(struct ut_daemon *d)
 		if (!in->napi_decided || !agent_server_drives(ring))
 			continue;
 		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
-			/* still as uringtune left it: carry on from the kernel's state */
-			struct tuner_setting cur = {
-				.enabled = true,
-				.busy_poll_us = ring->napi.busy_poll_ns / 1000,
-				.prefer = ring->napi.prefer,
-				.static_ids = ring->napi.track_mode == UT_TRACK_STATIC,
-			};
+			struct tuner_setting cur;
 
-			ring->managed_by = UT_MANAGED_URINGTUNE;
+			tuning_readopt(ring, now_ns(), &cur);
 			ring->agent_want = cur;
-			tuner_applied(&ring->tuner, &cur, now_ns());
 			log_info("agent: ring pid=%d comm=%s fd=%d re-adopted (%u us)", sl.pid,
 				 ring->holder.comm, sl.fd, cur.busy_poll_us);
 		} else if (d->cfg.mode == UT_MODE_TUNE) {

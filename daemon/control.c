@@ -26,45 +26,8 @@
 
 int control_listen(const char *path, char *err, size_t errlen)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	int fd, ret;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	ret = mkdir_parents(path);
-	if (ret) {
-		snprintf(err, errlen, "control socket %s: cannot create its directory: %s",
-			 path, strerror(-ret));
-		return ret;
-	}
-
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "control socket: %s", strerror(-ret));
-		return ret;
-	}
-
-	/* a socket file left by a dead daemon refuses connections: replace it */
-	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
-		snprintf(err, errlen, "control socket %s: another uringtuned is already "
-			 "listening there", path);
-		ret = -EADDRINUSE;
-		goto fail;
-	}
-	if (errno == ECONNREFUSED)
-		unlink(path);
-
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || chmod(path, 0600) ||
-	    listen(fd, 16)) {
-		ret = -errno;
-		snprintf(err, errlen, "control socket %s: %s", path, strerror(-ret));
-		goto fail;
-	}
-	return fd;
-
-fail:
-	close(fd);
-	return ret;
+	/* 0600: only root talks to the daemon */
+	return unix_listen("control socket", path, SOCK_STREAM, 0600, 16, err, errlen);
 }
 
 void control_close(int fd, const char *path)

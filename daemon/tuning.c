@@ -503,6 +503,18 @@ int tuning_restore_all(struct ut_daemon *d)
 }
 
 
+void tuning_readopt(struct ut_ring *ring, uint64_t now, struct tuner_setting *cur)
+{
+	/* still as uringtune left it: carry on from the kernel's state */
+	memset(cur, 0, sizeof(*cur));
+	cur->enabled = true;
+	cur->busy_poll_us = ring->napi.busy_poll_ns / 1000;
+	cur->prefer = ring->napi.prefer;
+	cur->static_ids = ring->napi.track_mode == UT_TRACK_STATIC;
+	tuner_applied(&ring->tuner, cur, now);
+	ring->managed_by = UT_MANAGED_URINGTUNE;
+}
+
 void tuning_settle_journal(struct ut_daemon *d)
 {
 	uint64_t now = now_ns();
@@ -518,16 +530,9 @@ void tuning_settle_journal(struct ut_daemon *d)
 			continue;
 		}
 		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
-			/* still as we left it: carry on from the kernel's state */
-			struct tuner_setting cur = {
-				.enabled = true,
-				.busy_poll_us = ring->napi.busy_poll_ns / 1000,
-				.prefer = ring->napi.prefer,
-				.static_ids = ring->napi.track_mode == UT_TRACK_STATIC,
-			};
+			struct tuner_setting cur;
 
-			tuner_applied(&ring->tuner, &cur, now);
-			ring->managed_by = UT_MANAGED_URINGTUNE;
+			tuning_readopt(ring, now, &cur);
 			log_info("journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)", e.pid,
 				 ring->holder.comm, e.fd, cur.busy_poll_us);
 			continue;

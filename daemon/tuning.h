@@ -25,6 +25,9 @@ void tuning_fini(struct ut_daemon *d);
  */
 void tuning_settle_journal(struct ut_daemon *d);
 
+/* a ring still as a previous run left it (NAPI on): uringtune's again, from its state */
+void tuning_readopt(struct ut_ring *ring, uint64_t now, struct tuner_setting *cur);
+
 /*
  * A ring appeared (event or sweep): queue it if it is eligible. The queue
  * is taken by tuning_flush(), which the event loop calls after each batch

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Runs inside the test VM as /test.sh (busybox sh), for vm/vmtest.sh, in a
+# Runs inside the test VM as /test.sh (busybox sh, after vm/guest-lib.sh),
+# for vm/vmtest.sh, in a
 # boot of its own with the fio layer (vm/run.sh with UT_VM_FIO=1): an
 # unmodified program, fio, under `uringtune exec`, with uringtuned in
 # mode = tune answering the agent. fio reads the NVMe disk through an IOPOLL
@@ -30,27 +31,11 @@
 # cases to run, in order ("classic hybrid").
 SECS=${SECS:-3}
 CASES=${CASES:-classic hybrid}
-DEV=/dev/nvme0n1
-SOCK=/run/uringtune/uringtune.sock
-AGENT_SOCK=/run/uringtune/agent.sock
-CONF=/tmp/uringtune.ini
 TICK_MS=500
-
-say() { echo "UTVM: $*"; }
-now() { cut -d' ' -f1 /proc/uptime; }
-since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.2f", b - a }'; }
 
 say "KERNEL $(uname -r)"
 
-i=0
-while [ ! -b $DEV ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ ! -b $DEV ]; then
-	say "ERROR no $DEV (block devices: $(ls /sys/block | tr '\n' ' '))"
-	exit 1
-fi
+wait_disk
 say "IO_POLL $(cat /sys/block/nvme0n1/queue/io_poll)"
 
 # what the host needs to tell "not built" from "broken"
@@ -70,42 +55,8 @@ else
 	say "EXEC no $(head -n 1 /tmp/exec-help)"
 fi
 
-# the shipped configuration in mode = tune, its two sockets told apart by
-# section ([daemon] socket is the CLI's, [agent] socket the agents')
-mkdir -p /tmp/uringtune/state /tmp/textfile
-sed -e "/^\[daemon\]/,/^\[/ s|^socket = .*|socket = $SOCK|" \
-    -e "/^\[agent\]/,/^\[/ s|^socket = .*|socket = $AGENT_SOCK|" \
-    -e "s|^state_dir = .*|state_dir = /tmp/uringtune/state|" \
-    -e "s|^textfile_dir = .*|textfile_dir = /tmp/textfile|" \
-    -e "s|^tick_ms = .*|tick_ms = $TICK_MS|" \
-    -e "s|^mode = .*|mode = tune|" \
-    /etc/uringtune/uringtune.ini >$CONF
-
-daemon_log() {
-	echo "--- uringtuned log"
-	cat /tmp/daemon.log
-	echo "--- end of uringtuned log"
-	grep -E 'warning:|error:' /tmp/daemon.log | head -n 20 |
-		while IFS= read -r l; do say "LOG $l"; done
-}
-
-t0=$(now)
-uringtuned -c $CONF --foreground -v >/tmp/daemon.log 2>&1 &
-dpid=$!
-up=
-i=0
-while [ $i -lt 600 ]; do
-	if uringtune --socket $SOCK status --json >/dev/null 2>&1; then
-		up=1
-		break
-	fi
-	kill -0 $dpid 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ -z "$up" ]; then
-	say "DAEMON FAILED (not answering on $SOCK after $((i / 10)) s): $(grep -m1 'error:' /tmp/daemon.log)"
-else
+write_conf tune $TICK_MS
+if start_daemon; then
 	s=no
 	[ -S $AGENT_SOCK ] && s=yes
 	say "DAEMON up_s=$(since "$t0") agent_socket=$s"

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Runs inside the test VM as /test.sh (busybox sh), for vm/vmtest.sh: the
+# Runs inside the test VM as /test.sh (busybox sh, after vm/guest-lib.sh),
+# for vm/vmtest.sh: the
 # NVMe disk's poll queue, uringtuned in observe mode, and iopoll_load on an
 # IOPOLL ring, classic at QD1 and QD8, then hybrid (refused before 6.13).
 # It only gathers; the host judges. Every report is one console line:
@@ -16,25 +17,11 @@
 #   UTVM: CASE <case> rc=<iopoll_load's exit code> [err=<its first stderr line>]
 #   UTVM: LOG <daemon log line>         warnings and errors only
 SECS=${SECS:-3}
-DEV=/dev/nvme0n1
-SOCK=/run/uringtune/uringtune.sock
-CONF=/tmp/uringtune.ini
 # IOPOLL state reaches status at the daemon's next tick (tick_ms below)
 TICK_MS=200
 
-say() { echo "UTVM: $*"; }
-
 say "KERNEL $(uname -r)"
-
-i=0
-while [ ! -b $DEV ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ ! -b $DEV ]; then
-	say "ERROR no $DEV (block devices: $(ls /sys/block | tr '\n' ' '))"
-	exit 1
-fi
+wait_disk
 say "IO_POLL $(cat /sys/block/nvme0n1/queue/io_poll) io_poll_delay=$(cat /sys/block/nvme0n1/queue/io_poll_delay 2>/dev/null)" \
     "queues=$(ls -d /sys/block/nvme0n1/mq/* 2>/dev/null | wc -l)"
 if [ -r /sys/kernel/btf/vmlinux ]; then
@@ -43,47 +30,8 @@ else
 	say "BTF no"
 fi
 
-# the shipped configuration, with socket and state in /run and /tmp; only
-# [daemon]'s socket (the CLI's): [agent] has a socket key too, and two
-# sockets at one path would take each other's place
-mkdir -p /tmp/uringtune/state /tmp/textfile
-sed -e "/^\[daemon\]/,/^\[/ s|^socket = .*|socket = $SOCK|" \
-    -e "s|^state_dir = .*|state_dir = /tmp/uringtune/state|" \
-    -e "s|^textfile_dir = .*|textfile_dir = /tmp/textfile|" \
-    -e "s|^tick_ms = .*|tick_ms = $TICK_MS|" \
-    -e "s|^mode = .*|mode = observe|" \
-    -e "s|^iopoll_stats = .*|iopoll_stats = always|" \
-    /etc/uringtune/uringtune.ini >$CONF
-
-# the whole daemon log goes to the console log (verifier logs are long), its
-# warnings and errors also as UTVM: LOG lines
-daemon_log() {
-	echo "--- uringtuned log"
-	cat /tmp/daemon.log
-	echo "--- end of uringtuned log"
-	grep -E 'warning:|error:' /tmp/daemon.log | head -n 20 |
-		while IFS= read -r l; do say "LOG $l"; done
-}
-
-t0=$(cut -d' ' -f1 /proc/uptime)
-uringtuned -c $CONF --foreground -v >/tmp/daemon.log 2>&1 &
-dpid=$!
-up=
-i=0
-while [ $i -lt 600 ]; do
-	if uringtune --socket $SOCK status --json >/dev/null 2>&1; then
-		up=1
-		break
-	fi
-	kill -0 $dpid 2>/dev/null || break
-	sleep 0.1
-	i=$((i + 1))
-done
-if [ -z "$up" ]; then
-	say "DAEMON FAILED (not answering on $SOCK after $((i / 10)) s): $(grep -m1 'error:' /tmp/daemon.log)"
-else
-	say "DAEMON up_s=$(awk -v a="$t0" -v b="$(cut -d' ' -f1 /proc/uptime)" 'BEGIN { printf "%.2f", b - a }')"
-fi
+write_conf observe $TICK_MS -e "s|^iopoll_stats = .*|iopoll_stats = always|"
+start_daemon && say "DAEMON up_s=$(since "$t0")"
 
 # run_case NAME ARGS...: iopoll_load with --linger, status while it lingers
 run_case() {

@@ -67,7 +67,7 @@ tmp=$(mktemp -d /tmp/uringtune-vmtest.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # the guest script, with this run's duration
-{ echo "SECS=$SECS"; cat "$ROOT/vm/guest-iopoll.sh"; } >"$tmp/test.sh"
+{ echo "SECS=$SECS"; cat "$ROOT/vm/guest-lib.sh" "$ROOT/vm/guest-iopoll.sh"; } >"$tmp/test.sh"
 
 "$ROOT/vm/build-initramfs.sh" || { echo "vmtest: the initramfs could not be built" >&2; exit 1; }
 
@@ -103,7 +103,7 @@ if [ -f "$ROOT/build/liburingtune-agent.so" ] &&
    ! nm -D --defined-only "$ROOT/build/liburingtune-agent.so" 2>/dev/null | awk '{ print $NF }' | grep -qx syscall; then
 	agent_hint=" (build/liburingtune-agent.so defines no syscall(), which fio calls for io_uring_setup)"
 fi
-{ echo "SECS=$SECS"; cat "$ROOT/vm/guest-agent-fio.sh"; } >"$tmp/agent-fio.sh"
+{ echo "SECS=$SECS"; cat "$ROOT/vm/guest-lib.sh" "$ROOT/vm/guest-agent-fio.sh"; } >"$tmp/agent-fio.sh"
 
 echo "vmtest: fetching kernels ${SERIES[*]}"
 "$ROOT/vm/fetch-kernels.sh" "${SERIES[@]}" | tee "$tmp/fetch"
