@@ -163,6 +163,15 @@ static void ring_sample(FILE *out, const char *name, const struct ring_out *r,
 	fprintf(out, "%s{%s} %" PRIu64 "\n", name, r->labels, value);
 }
 
+/* a counter family of two series told apart by one label */
+static void counter_pair(FILE *out, const char *name, const char *help, const char *label,
+			 const char *v1, uint64_t n1, const char *v2, uint64_t n2)
+{
+	family(out, name, "counter", help);
+	fprintf(out, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label, v1, n1);
+	fprintf(out, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label, v2, n2);
+}
+
 static void self_metrics(const struct ut_daemon *d, FILE *out)
 {
 	/* no BPF in unit tests: nothing could be lost or untraced */
@@ -201,12 +210,9 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 	       "Capacity of the BPF map of rings (max_rings).");
 	fprintf(out, "uringtune_bpf_ring_map_capacity %u\n", d->cfg.max_rings);
 
-	family(out, "uringtune_tuning_actions_total", "counter",
-	       "NAPI setting changes uringtune made, by whether the kernel accepted them.");
-	fprintf(out, "uringtune_tuning_actions_total{result=\"ok\"} %" PRIu64 "\n",
-		d->actions_ok);
-	fprintf(out, "uringtune_tuning_actions_total{result=\"failed\"} %" PRIu64 "\n",
-		d->actions_failed);
+	counter_pair(out, "uringtune_tuning_actions_total",
+		     "NAPI setting changes uringtune made, by whether the kernel accepted them.",
+		     "result", "ok", d->actions_ok, "failed", d->actions_failed);
 
 	family(out, "uringtune_journal_entries", "gauge",
 	       "Rings whose original settings the journal keeps to restore them.");
@@ -270,25 +276,16 @@ static void agent_metrics(const struct ut_daemon *d, const struct ring_out *ring
 	       "manages.");
 	fprintf(out, "uringtune_agent_rings{managed=\"false\"} %zu\n", agent - managed);
 	fprintf(out, "uringtune_agent_rings{managed=\"true\"} %zu\n", managed);
-	family(out, "uringtune_agent_requests_total", "counter",
-	       "Ring setups the agent asked about: answered with a decision, or refused "
-	       "(no policy page, page full).");
-	fprintf(out, "uringtune_agent_requests_total{result=\"answered\"} %" PRIu64 "\n",
-		a->requests);
-	fprintf(out, "uringtune_agent_requests_total{result=\"refused\"} %" PRIu64 "\n",
-		a->refused);
-	family(out, "uringtune_agent_hybrid_total", "counter",
-	       "IOPOLL rings the agent set up with HYBRID_IOPOLL, or whose kernel refused it.");
-	fprintf(out, "uringtune_agent_hybrid_total{result=\"added\"} %" PRIu64 "\n",
-		a->hybrid_added);
-	fprintf(out, "uringtune_agent_hybrid_total{result=\"refused\"} %" PRIu64 "\n",
-		a->hybrid_fallback);
-	family(out, "uringtune_agent_decisions_total", "counter",
-	       "NAPI decisions written to the policy page, and those seen applied by the agent.");
-	fprintf(out, "uringtune_agent_decisions_total{state=\"published\"} %" PRIu64 "\n",
-		a->published);
-	fprintf(out, "uringtune_agent_decisions_total{state=\"applied\"} %" PRIu64 "\n",
-		a->applied);
+	counter_pair(out, "uringtune_agent_requests_total",
+		     "Ring setups the agent asked about: answered with a decision, or refused "
+		     "(no policy page, page full).",
+		     "result", "answered", a->requests, "refused", a->refused);
+	counter_pair(out, "uringtune_agent_hybrid_total",
+		     "IOPOLL rings the agent set up with HYBRID_IOPOLL, or whose kernel refused it.",
+		     "result", "added", a->hybrid_added, "refused", a->hybrid_fallback);
+	counter_pair(out, "uringtune_agent_decisions_total",
+		     "NAPI decisions written to the policy page, and those seen applied by the agent.",
+		     "state", "published", a->published, "applied", a->applied);
 }
 
 static void ring_napi(const struct ring_out *rings, size_t n, FILE *out)

@@ -136,6 +136,18 @@ expect_ring() {
 	fi
 }
 
+# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
+expect_error() {
+	local want=$1 re=$2 rc=0
+	shift 2
+	"$@" >"$T/out" 2>"$T/err" || rc=$?
+	echo "\$ $* -> exit $rc: $(cat "$T/err")"
+	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
+	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
+	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
+	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
+}
+
 # wait_line FILE REGEX [SECONDS]: wait until a line of FILE matches
 wait_line() {
 	wait_for "${3:-10}" grep -qE "$2" "$1" || { cat "$1"; fail "no line /$2/ in $1"; }

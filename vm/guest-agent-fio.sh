@@ -108,13 +108,4 @@ for c in $CASES; do
 	esac
 done
 
-if [ -n "$up" ]; then
-	kill -TERM $dpid
-	wait $dpid
-	say "DAEMON stopped rc=$?"
-fi
-daemon_log
-echo "--- dmesg (nvme, warnings, errors)"
-dmesg | grep -iE 'nvme|timeout|abort|reset|warn|error|bug|bpf|io_uring' | grep -v 'command line'
-echo "--- end of dmesg"
-exit 0
+finish

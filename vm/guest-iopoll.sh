@@ -75,15 +75,4 @@ if run_case hybrid-qd1 --qd 1 --hybrid; then
 	run_case hybrid-qd8 --qd 8 --hybrid
 fi
 
-if [ -n "$up" ]; then
-	kill -TERM $dpid
-	wait $dpid
-	say "DAEMON stopped rc=$?"
-fi
-daemon_log
-# the kernel's own complaints (NVMe timeouts, BPF, warnings): "quiet" keeps
-# them off the console while the test runs
-echo "--- dmesg (nvme, warnings, errors)"
-dmesg | grep -iE 'nvme|timeout|abort|reset|warn|error|bug|bpf|io_uring' | grep -v 'command line'
-echo "--- end of dmesg"
-exit 0
+finish

@@ -76,3 +76,19 @@ start_daemon() {
 		return 1
 	fi
 }
+
+# finish: stop uringtuned, then its log and the kernel's own complaints (NVMe
+# timeouts, BPF, warnings: "quiet" keeps them off the console while the test
+# runs) go to the console log; exit 0 (the host judges)
+finish() {
+	if [ -n "$up" ]; then
+		kill -TERM $dpid
+		wait $dpid
+		say "DAEMON stopped rc=$?"
+	fi
+	daemon_log
+	echo "--- dmesg (nvme, warnings, errors)"
+	dmesg | grep -iE 'nvme|timeout|abort|reset|warn|error|bug|bpf|io_uring' | grep -v 'command line'
+	echo "--- end of dmesg"
+	exit 0
+}

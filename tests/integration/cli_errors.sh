@@ -4,18 +4,6 @@
 # configuration: one clear line on stderr each, non-zero exit.
 . "$(dirname "$0")/../lib.sh"
 
-# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
-expect_error() {
-	local want=$1 re=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>"$T/err" || rc=$?
-	echo "\$ $* -> exit $rc: $(cat "$T/err")"
-	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
-	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
-	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
-	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
-}
-
 expect_error 2 "unknown option '--bogus'" "$B/uringtune" --bogus status
 expect_error 2 "unknown option '--bogus'" "$B/uringtuned" --bogus
 expect_error 2 "unknown command" "$B/uringtune" frobnicate

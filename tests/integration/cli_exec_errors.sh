@@ -14,18 +14,6 @@ NONE=$T/none.sock
 # shellcheck disable=SC2016 # the command's shell expands it
 SHOW_ENV='echo "$LD_PRELOAD|$URINGTUNE_AGENT_POLICY|$URINGTUNE_AGENT_SOCKET|$URINGTUNE_AGENT_DEBUG"'
 
-# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
-expect_error() {
-	local want=$1 re=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>"$T/err" || rc=$?
-	echo "\$ $* -> exit $rc: $(cat "$T/err")"
-	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
-	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
-	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
-	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
-}
-
 # run [VAR=value ...] ARGS...: `uringtune exec ARGS` in a clean agent
 # environment plus VARs; sets $rc, stdout in $T/out, stderr in $T/err
 run() {

@@ -9,18 +9,6 @@
 
 U=("$B/uringtune" --socket "$SOCK")
 
-# expect_error EXPECTED_RC REGEX CMD...: exactly one stderr line matching REGEX
-expect_error() {
-	local want=$1 re=$2 rc=0
-	shift 2
-	"$@" >"$T/out" 2>"$T/err" || rc=$?
-	echo "\$ $* -> exit $rc: $(cat "$T/err")"
-	[ "$rc" = "$want" ] || fail "exit status $rc, expected $want"
-	[ "$(wc -l <"$T/err")" = 1 ] || fail "expected one line on stderr, got: $(cat "$T/err")"
-	grep -qE "$re" "$T/err" || fail "stderr does not match /$re/"
-	[ ! -s "$T/out" ] || fail "unexpected stdout: $(cat "$T/out")"
-}
-
 # has FILE REGEX: FILE has a line matching REGEX
 has() {
 	grep -qE "$2" "$1" || { cat "$1"; fail "no line /$2/ in $1"; }
