@@ -73,6 +73,8 @@ CLI_OBJS	:= $(CLI_SRCS:%.c=$(BUILD)/%.o)
 # types only (it must load into programs without liburing too)
 AGENT_SRCS	:= $(wildcard agent/*.c)
 AGENT_OBJS	:= $(AGENT_SRCS:%.c=$(BUILD)/%.o)
+# the agent socket's client side, shared with `uringtune exec`, built the agent's way
+AGENT_OBJS	+= $(BUILD)/agent/agent_wire.o
 AGENT_LIB	:= $(BUILD)/liburingtune-agent.so
 # the agent's pure parts (policy string, page checks), for its unit tests
 AGENT_PURE_OBJS	:= $(BUILD)/agent/agent_check.o
@@ -155,7 +157,12 @@ $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
 
-$(AGENT_OBJS): $(BUILD)/agent/%.o: agent/%.c
+$(BUILD)/agent/%.o: agent/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+
+$(BUILD)/agent/agent_wire.o: common/agent_wire.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@

@@ -35,6 +35,7 @@
 #include <unistd.h>
 
 #include "agent_abi.h"
+#include "agent_wire.h"
 #include "exec.h"
 #include "usage.h"
 #include "status_table.h"	/* cli_escape() */
@@ -53,8 +54,6 @@
 #define DEFAULT_PATH		"/bin:/usr/bin"
 /* program headers read at most: real programs have about a dozen */
 #define ELF_PHDRS_MAX		512
-/* descriptors taken with a reply, all closed: the daemon sends one at most */
-#define PING_FDS_MAX		4
 
 struct exec_opts {
 	int hybrid;			/* enum ut_agent_want */
@@ -579,24 +578,6 @@ static int env_setup(const struct exec_opts *o, const char *agent)
 	return 0;
 }
 
-/* close every descriptor that came with @msg */
-static void close_passed_fds(struct msghdr *msg)
-{
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(msg); c; c = CMSG_NXTHDR(msg, c)) {
-		size_t nfds;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
-			continue;
-		nfds = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (size_t i = 0; i < nfds; i++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + i * sizeof(int), sizeof(fd));
-			close(fd);
-		}
-	}
-}
-
 /*
  * Is a daemon there, and what would it do for a program with this policy?
  * UT_AGENT_PING on @path, one reply. 0 with *reply (why NUL-terminated), or
@@ -612,72 +593,24 @@ static int agent_ping(const char *path, int hybrid, int napi, struct ut_agent_re
 		.hybrid = (__u8)hybrid,
 		.napi = (__u8)napi,
 	};
-	const struct timeval tv = {
-		.tv_sec = UT_AGENT_REPLY_TIMEOUT_MS / 1000,
-		.tv_usec = UT_AGENT_REPLY_TIMEOUT_MS % 1000 * 1000,
-	};
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	union {
-		struct cmsghdr align;
-		char buf[CMSG_SPACE(PING_FDS_MAX * sizeof(int))];
-	} ctl;
-	struct iovec iov = { .iov_base = reply, .iov_len = sizeof(*reply) };
-	struct msghdr msg = {
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-		.msg_control = ctl.buf,
-		.msg_controllen = sizeof(ctl.buf),
-	};
-	size_t len = strlen(path);
-	int fd, err;
-	ssize_t n;
+	unsigned int nfds;
+	int fd, err, page_fd;
 
-	if (len >= sizeof(sa.sun_path))
-		return -ENAMETOOLONG;
-	memcpy(sa.sun_path, path, len + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	memset(reply, 0, sizeof(*reply));
+	fd = agent_wire_connect(path);
 	if (fd < 0)
-		return -errno;
-	/* SO_SNDTIMEO also bounds connect() when the listen backlog is full */
-	if (setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0 ||
-	    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv)) < 0) {
-		err = -errno;
-		goto out;
-	}
-	while ((err = connect(fd, (struct sockaddr *)&sa, sizeof(sa))) < 0 && errno == EINTR)
-		;
-	if (err < 0) {
-		err = errno == EAGAIN ? -ENODATA : -errno;
-		goto out;
-	}
-	/* MSG_NOSIGNAL: a daemon that hung up is an answer, not SIGPIPE */
-	while ((n = send(fd, &hello, sizeof(hello), MSG_NOSIGNAL)) < 0 && errno == EINTR)
-		;
-	if (n < 0) {
-		err = errno == EAGAIN || errno == EPIPE || errno == ECONNRESET ? -ENODATA : -errno;
-		goto out;
-	}
-	while ((n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC)) < 0 && errno == EINTR)
-		;
-	if (n < 0) {
-		err = errno == EAGAIN || errno == ECONNRESET ? -ENODATA : -errno;
-		goto out;
-	}
-	close_passed_fds(&msg);
-	if (n == 0)
-		err = -ENODATA;
-	else if ((size_t)n != sizeof(*reply) || (msg.msg_flags & MSG_TRUNC) ||
-		 reply->type != UT_AGENT_REPLY)
-		err = -EBADMSG;
-	else if (reply->version != UT_AGENT_PROTO_VERSION)
-		err = -EPROTO;
-	else if (reply->status > 0)
-		err = -EBADMSG;
-	else
-		err = 0;
-	reply->why[sizeof(reply->why) - 1] = '\0';
-out:
+		return fd == -ETIMEDOUT ? -ENODATA : fd;
+	err = agent_wire_send(fd, &hello, sizeof(hello));
+	if (!err)
+		err = agent_wire_recv_reply(fd, reply, &page_fd, &nfds);
 	close(fd);
+	/* a PING is answered without the page; close one a daemon sent anyway */
+	if (!err && page_fd >= 0)
+		close(page_fd);
+	if (err == -ETIMEDOUT || err == -ECONNRESET || err == -EPIPE)
+		return -ENODATA;
+	if (!err && reply->status > 0)
+		return -EBADMSG;
 	return err;
 }
 
