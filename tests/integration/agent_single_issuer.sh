@@ -7,7 +7,8 @@
 # `uringtune exec --napi` the agent registers NAPI from each ring's
 # submitting thread at setup, the kernel's fdinfo says so, and status lists
 # the rings as managed by uringtune through the agent, counted apart. A
-# program that registers NAPI itself under the agent manages its ring.
+# program that registers NAPI itself under the agent manages its ring, and
+# a config rule by process name ([agent] napi_comm) does what --napi does.
 . "$(dirname "$0")/../lib.sh"
 
 grep -q "liburing\.so" <<<"$(ldd "$B/pingpong")" || fail "pingpong is not linked with liburing.so"
@@ -86,3 +87,14 @@ sleep 1.2	# a tick: still the program's
 expect_napi "$pid" "$fd" '^enabled/dynamic/20000/false$' 1
 a=$(status_json | jq -c '.daemon.agent.app_took_over')
 [ "$a" -ge 1 ] || fail "app_took_over: $a"
+kill_bg
+
+log "[agent] napi_comm = pingpong: the same without uringtune exec's --napi"
+stop_daemon
+start_daemon mode=tune include_comm=pingpong napi_comm=pingpong
+bg ip netns exec "$NS_B" "${AGENT_EXEC[@]}" -- "$B/pingpong" server --bind 198.18.0.2:7000 \
+	--ring defer-taskrun >"$T/rule-server.out"
+wait_line "$T/rule-server.out" '^ring '
+read -r pid fd < <(ring_of "$T/rule-server.out")
+expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$'
+expect_ring "$pid" "$fd" '.managed_via == "agent" and .agent.napi_at_setup == "registered"'
