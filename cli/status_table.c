@@ -372,7 +372,7 @@ static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE 
 	char *mode = jget_esc(daemon, "mode", true);
 	char *kernel = jget_esc(daemon, "kernel", true);
 	int64_t pid;
-	uint64_t rings, lost;
+	uint64_t rings, lost, agent;
 
 	fprintf(out, "uringtuned ");
 	if (jget_i64(daemon, "pid", &pid))
@@ -384,6 +384,9 @@ static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE 
 	if (!jget_u64(daemon, "rings", &rings))
 		rings = nr_listed;
 	fprintf(out, ", %" PRIu64 " ring%s", rings, rings == 1 ? "" : "s");
+	/* rings set up through the in-process agent, counted apart */
+	if (jget_u64(jget(daemon, "agent"), "rings", &agent) && agent)
+		fprintf(out, " (%" PRIu64 " through the agent)", agent);
 	if (jget_bool(daemon, "napi_supported") == 0)
 		fprintf(out, ", NAPI unsupported by this kernel");
 	if (jget_u64(daemon, "events_lost", &lost) && lost)

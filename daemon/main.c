@@ -70,10 +70,10 @@ static bool has_bpf_privileges(void)
 
 /*
  * STATUS= for `systemctl status`: the mode and ring counts, e.g. "tune mode:
- * 12 rings, 3 tuned by uringtune, 1 managed by apps". Sent only when it
- * changed (or with @force, which READY=1 needs after a reload), so the
- * service manager does not get a message every tick. Without NOTIFY_SOCKET
- * sd_notify() does nothing.
+ * 12 rings, 3 tuned by uringtune (1 through the agent), 1 managed by apps".
+ * Sent only when it changed (or with @force, which READY=1 needs after a
+ * reload), so the service manager does not get a message every tick.
+ * Without NOTIFY_SOCKET sd_notify() does nothing.
  */
 static void notify_status(struct loop *l, const char *also, bool force)
 {
