@@ -149,6 +149,36 @@ static void rv_napi(FILE *out, struct json_object *napi)
 	free(track);
 }
 
+/* a ring set up through the in-process agent: what it did, what is on its way */
+static int rv_agent(FILE *out, struct json_object *agent)
+{
+	char *entry, *hybrid, *napi;
+	double pending_s;
+	int err = 0;
+
+	if (!agent)
+		return 0;
+	entry = rv_esc(agent, "entry", true);
+	hybrid = rv_esc(agent, "hybrid", true);
+	napi = rv_esc(agent, "napi_at_setup", true);
+	if (!entry || !hybrid || !napi) {
+		err = -ENOMEM;
+		goto out;
+	}
+	fprintf(out, "%-*sset up through %s; hybrid: %s; NAPI at setup: %s", RV_KEY_W, "agent",
+		entry, hybrid, napi);
+	if (jget_bool(agent, "pending") > 0 && jget_num(agent, "pending_s", &pending_s))
+		fprintf(out, "; a decision waits %.1f s for the ring's next submit or wait",
+			pending_s);
+	fputc('\n', out);
+	err = rv_opt_line(out, "agent decision", agent, "decision");
+out:
+	free(entry);
+	free(hybrid);
+	free(napi);
+	return err;
+}
+
 static int rv_header(struct json_object *ring, FILE *out)
 {
 	struct json_object *tuning = jget(ring, "tuning");
@@ -156,7 +186,7 @@ static int rv_header(struct json_object *ring, FILE *out)
 	char *flags = status_cell_flags(ring);
 	char *ids = status_cell_ids(ring, "napi_ids");
 	char *kids = status_cell_ids(ring, "kernel_napi_ids");
-	char *managed = rv_esc(ring, "managed_by", true);
+	char *managed = status_cell_managed(ring);
 	char *tunable = status_cell_tunable(ring);
 	int err = -ENOMEM;
 
@@ -181,6 +211,8 @@ static int rv_header(struct json_object *ring, FILE *out)
 	err = rv_opt_line(out, "last decision", tuning, "last_decision");
 	if (!err)
 		err = rv_opt_line(out, "tuning error", tuning, "error");
+	if (!err)
+		err = rv_agent(out, jget(ring, "agent"));
 out:
 	free(comm);
 	free(flags);

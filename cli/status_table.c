@@ -230,7 +230,7 @@ char *status_cell_managed(struct json_object *ring)
 		free(by);
 		return both;
 	}
-	return by;
+	return by ? by : st_dash();
 }
 
 char *status_cell_tunable(struct json_object *ring)

@@ -254,6 +254,32 @@ UT_TEST(header_escaped)
 	UT_ASSERT(!strchr(out, '\033'));
 }
 
+/* a ring set up through the agent: managed "(agent)", what it did, what waits */
+UT_TEST(agent_ring)
+{
+	render("{\"pid\":7,\"fd\":4,\"comm\":\"pingpong\",\"managed_by\":\"uringtune\","
+	       "\"managed_via\":\"agent\",\"tunable\":true,"
+	       "\"agent\":{\"entry\":\"io_uring_queue_init\",\"hybrid\":\"not an IOPOLL ring\","
+	       "\"napi_at_setup\":\"registered\",\"pending\":true,\"pending_s\":2.25,"
+	       "\"decision\":\"NAPI: 50 us, registered by the agent\"}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("managed by"), "managed by     uringtune (agent)");
+	UT_ASSERT_STR_EQ(line_with("agent "),
+			 "agent          set up through io_uring_queue_init; hybrid: not an IOPOLL "
+			 "ring; NAPI at setup: registered; a decision waits 2.2 s for the ring's "
+			 "next submit or wait");
+	UT_ASSERT_STR_EQ(line_with("agent decision"),
+			 "agent decision NAPI: 50 us, registered by the agent");
+	/* nothing pending: no wait said */
+	render("{\"pid\":7,\"managed_by\":\"uringtune\",\"managed_via\":\"register\","
+	       "\"agent\":{\"entry\":\"syscall\",\"hybrid\":\"added\","
+	       "\"napi_at_setup\":\"not registered at setup\",\"pending\":false}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("managed by"), "managed by     uringtune");
+	UT_ASSERT_STR_EQ(line_with("agent "), "agent          set up through syscall; hybrid: added; "
+			 "NAPI at setup: not registered at setup");
+}
+
 /* a ring with nothing but its pid: dashes, no sections that need data */
 UT_TEST(missing_fields)
 {
@@ -303,6 +329,7 @@ int main(void)
 	ut_run("width", width);
 	ut_run("empty_histogram", empty_histogram);
 	ut_run("header_escaped", header_escaped);
+	ut_run("agent_ring", agent_ring);
 	ut_run("missing_fields", missing_fields);
 	ut_run("find", find);
 	free(out);
