@@ -6,7 +6,9 @@
 # from the submitting thread at the ring's next liburing call, and the
 # kernel's fdinfo says so. Then reset (NAPI off through the agent), set
 # again, and a daemon stop: every ring it switched on goes off, at the
-# rings' next calls, after the daemon is gone.
+# rings' next calls, after the daemon is gone. A new daemon takes the page
+# over (tune: NAPI on again); after a kill -9 an observe-mode start
+# switches off what the killed one left on.
 . "$(dirname "$0")/../lib.sh"
 
 ut() { "$B/uringtune" --socket "$SOCK" "$@"; }
@@ -61,3 +63,14 @@ grep -q 'agent page .*taken over' "$T/daemon.log" || fail "page not taken over"
 expect_napi "$cpid" "$cfd" '^enabled/dynamic/50000/false$'
 expect_napi "$spid" "$sfd" '^enabled/dynamic/50000/false$'
 expect_ring "$cpid" "$cfd" '.managed_via == "agent" and .agent.pending == false'
+
+log "the daemon is killed (no restore); an observe-mode start switches off what it left on"
+kill -KILL "$DAEMON_PID"
+wait "$DAEMON_PID" 2>/dev/null || true
+DAEMON_PID=
+expect_napi "$cpid" "$cfd" '^enabled/dynamic/50000/false$' 1
+start_daemon mode=observe
+expect_napi "$cpid" "$cfd" '^disabled$'
+expect_napi "$spid" "$sfd" '^disabled$'
+expect_ring "$cpid" "$cfd" '.managed_via == null and .managed_by == "none" and .agent != null'
+grep -q 'observe mode: NAPI off at its next submit or wait' "$T/daemon.log" || fail "not said"
