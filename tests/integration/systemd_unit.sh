@@ -16,7 +16,8 @@ B=$PWD/build
 make -s install DESTDIR="$ROOT" >"$T/install.log" 2>&1 || { cat "$T/install.log"; fail "make install"; }
 UNIT=$(find "$ROOT" -name uringtune.service -path '*/systemd/system/*')
 [ -n "$UNIT" ] || fail "make install installed no uringtune.service"
-for f in usr/sbin/uringtuned usr/bin/uringtune etc/uringtune/uringtune.ini \
+for f in usr/sbin/uringtuned usr/bin/uringtune usr/lib/uringtune/liburingtune-agent.so \
+	 etc/uringtune/uringtune.ini \
 	 usr/share/man/man8/uringtuned.8.gz usr/share/man/man8/uringtune.8.gz \
 	 usr/share/man/man5/uringtune.ini.5.gz; do
 	[ -f "$ROOT/$f" ] || fail "make install did not install /$f"
@@ -161,6 +162,20 @@ for r in early late; do
 	expect_napi "${!pid}" "${!fd}" '^enabled/'
 	echo "ring of nobody ($r) pid=${!pid} fd=${!fd}: $(napi_state "${!pid}" "${!fd}"), inode $(ring_jq "${!pid}" "${!fd}" .inode)"
 done
+# and a DEFER_TASKRUN ring of nobody, through the agent: nobody reaches the
+# 0666 agent socket (the directory above it must let it through, as the
+# unit's 0711 /run/uringtune does) and gets the page as a read-only fd
+chmod 0711 "$T"
+bg setpriv --reuid=nobody --regid=nogroup --clear-groups "$B/uringtune" exec \
+	--agent-socket "$AGENT_SOCK" --napi -- "$B/ringhold" --flags defer-taskrun --hold 120 \
+	>"$T/agent-ring.out"
+wait_line "$T/agent-ring.out" '^ready'
+read -r apid afd < <(ring_of "$T/agent-ring.out")
+expect_napi "$apid" "$afd" '^enabled/'
+expect_ring "$apid" "$afd" '.managed_via == "agent" and .agent.napi_at_setup == "registered"'
+echo "ring of nobody through the agent pid=$apid fd=$afd: $(napi_state "$apid" "$afd")"
+[ "$(stat -c %a "$AGENT_SOCK")" = 666 ] || fail "agent socket mode $(stat -c %a "$AGENT_SOCK")"
+[ "$(stat -c %a "$T/agent.page")" = 644 ] || fail "agent page mode $(stat -c %a "$T/agent.page")"
 "$B/uringtune" --socket "$SOCK" status
 stop_daemon
 for r in early late; do
