@@ -114,8 +114,11 @@ struct ut_agent_ring {
 
 /*
  * One ring's decision. The daemon writes it as: seq++ (odd), fields, seq++
- * (even), then page->gen++. The agent reads seq (even), the fields, seq
- * again: equal means a consistent copy.
+ * (even, a release store), then page->gen++ (a release add): an agent that
+ * loads gen with acquire and sees it changed sees the slot's writes. The
+ * agent reads seq (even), the fields, seq again: equal means a consistent
+ * copy. gen never reaches 2^63 (the agent keeps bit 63 of its own copy as a
+ * marker).
  */
 struct ut_agent_slot {
 	__u32 seq;
