@@ -23,6 +23,7 @@ struct agent_setup {
 	 */
 	int (*call)(struct agent_setup *su, __u32 flags);
 	void *arg;			/* for @call */
+	int mem_used;			/* io_uring_queue_init_mem: what @call's setup returned */
 };
 
 /*

@@ -42,6 +42,7 @@ static void *real_syscall;
 static void *real_io_uring_setup;
 static void *real_io_uring_queue_init;
 static void *real_io_uring_queue_init_params;
+static void *real_io_uring_queue_init_mem;
 static void *real_io_uring_queue_exit;
 static void *real_io_uring_register;
 static void *real_io_uring_submit;
@@ -258,6 +259,66 @@ EXPORT int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
 	ret = agent_setup(&su);
 	setup_depth--;
 	return ret < 0 ? ret : 0;
+}
+
+/*
+ * liburing 2.5+: the ring's memory from the program. Not in Debian's 2.3
+ * headers, so declared here, as liburing declares it; a program linked with
+ * a liburing that has it finds it here first.
+ */
+EXPORT int io_uring_queue_init_mem(unsigned entries, struct io_uring *ring,
+				   struct io_uring_params *p, void *buf, size_t buf_size);
+
+struct qim_arg {
+	int (*fn)(unsigned int, struct io_uring *, struct io_uring_params *, void *, size_t);
+	struct io_uring_params *p;
+	void *buf;
+	size_t buf_size;
+};
+
+static int qim_call(struct agent_setup *su, __u32 flags)
+{
+	struct qim_arg *a = su->arg;
+	int ret;
+
+	a->p->flags = flags;
+	/* returns the bytes of buf it used, or -errno */
+	ret = a->fn(su->entries, su->ring, a->p, a->buf, a->buf_size);
+	a->p->flags = su->prog_flags;
+	if (ret < 0)
+		return ret;
+	su->ring->flags = su->prog_flags;
+	su->mem_used = ret;
+	return su->ring->ring_fd;
+}
+
+EXPORT int io_uring_queue_init_mem(unsigned entries, struct io_uring *ring,
+				   struct io_uring_params *p, void *buf, size_t buf_size)
+{
+	struct qim_arg a = {
+		.fn = REAL(io_uring_queue_init_mem, CALLER),
+		.p = p,
+		.buf = buf,
+		.buf_size = buf_size,
+	};
+	struct agent_setup su = {
+		.entry = UT_ENTRY_LIBURING,
+		.entries = entries,
+		.ring = ring,
+		.call = qim_call,
+		.arg = &a,
+	};
+	int ret;
+
+	if (!a.fn)
+		return -ENOSYS;
+	if (setup_depth || !p)
+		return a.fn(entries, ring, p, buf, buf_size);
+	su.prog_flags = p->flags;
+	setup_depth++;
+	ret = agent_setup(&su);
+	setup_depth--;
+	return ret < 0 ? ret : su.mem_used;
 }
 
 struct setup_arg {

@@ -628,8 +628,8 @@ void agent_server_restore_all(struct ut_daemon *d)
 			n++;
 	}
 	if (n)
-		log_info("%zu rings set up through the agent get NAPI off at their next submit "
-			 "or wait", n);
+		log_info("%zu ring%s set up through the agent: NAPI off at the ring's next submit "
+			 "or wait", n, n == 1 ? "" : "s");
 }
 
 void agent_server_settle(struct ut_daemon *d)
