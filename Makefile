@@ -88,6 +88,8 @@ TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
 # io_uring NOP throughput, for the benchmarks
 TOOLS		+= $(BUILD)/nopbench
 TOOLS		+= $(BUILD)/iopoll_load
+# a ring through each of the agent's entry points (and liburing 2.5's, from a stand-in)
+TOOLS		+= $(BUILD)/ringentry
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -151,6 +153,17 @@ $(BUILD)/iopoll_load: $(BUILD)/tests/tools/iopoll_load.o $(BUILD)/tests/tools/to
 $(BUILD)/nopbench: $(BUILD)/tests/tools/nopbench.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/libut_uring25.so: tests/tools/liburing25_shim.c
+	@mkdir -p $(@D)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -shared -fPIC -o $@ $< $(LIBS_URING)
+
+$(BUILD)/ringentry: $(BUILD)/tests/tools/ringentry.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS) \
+		$(BUILD)/libut_uring25.so
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD) -lut_uring25 -Wl,-rpath,'$$ORIGIN' \
+		$(LIBS_URING)
 
 # the service manager's end of NOTIFY_SOCKET, for tests: libc only
 $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
