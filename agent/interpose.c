@@ -59,6 +59,17 @@ static void *real_io_uring_enter2;
 /* > 0 while this thread is inside a setup the agent already handles */
 static __thread int setup_depth __attribute__((tls_model("initial-exec")));
 
+/* the outermost entry point of a setup asks the daemon; the inner ones it calls do not */
+static int outer_setup(struct agent_setup *su)
+{
+	int ret;
+
+	setup_depth++;
+	ret = agent_setup(su);
+	setup_depth--;
+	return ret;
+}
+
 /*
  * Can the program's params pointer be read? The kernel answers a bad one
  * with EFAULT; the agent must not turn that into a crash. One syscall per
@@ -128,9 +139,7 @@ static long sys_setup(long (*fn)(long, ...), long entries, struct io_uring_param
 		return fn(__NR_io_uring_setup, entries, (long)p);
 	}
 	su.prog_flags = p->flags;
-	setup_depth++;
-	ret = agent_setup(&su);
-	setup_depth--;
+	ret = outer_setup(&su);
 	if (ret < 0) {
 		errno = -ret;
 		return -1;
@@ -210,9 +219,7 @@ EXPORT int io_uring_queue_init(unsigned entries, struct io_uring *ring, unsigned
 		return -ENOSYS;
 	if (setup_depth)
 		return a.fn(entries, ring, flags);
-	setup_depth++;
-	ret = agent_setup(&su);
-	setup_depth--;
+	ret = outer_setup(&su);
 	return ret < 0 ? ret : 0;
 }
 
@@ -255,9 +262,7 @@ EXPORT int io_uring_queue_init_params(unsigned entries, struct io_uring *ring,
 	if (setup_depth || !p)
 		return a.fn(entries, ring, p);
 	su.prog_flags = p->flags;
-	setup_depth++;
-	ret = agent_setup(&su);
-	setup_depth--;
+	ret = outer_setup(&su);
 	return ret < 0 ? ret : 0;
 }
 
@@ -315,9 +320,7 @@ EXPORT int io_uring_queue_init_mem(unsigned entries, struct io_uring *ring,
 	if (setup_depth || !p)
 		return a.fn(entries, ring, p, buf, buf_size);
 	su.prog_flags = p->flags;
-	setup_depth++;
-	ret = agent_setup(&su);
-	setup_depth--;
+	ret = outer_setup(&su);
 	return ret < 0 ? ret : su.mem_used;
 }
 
@@ -359,9 +362,7 @@ EXPORT int io_uring_setup(unsigned int entries, struct io_uring_params *p)
 		return a.fn(entries, p);
 	}
 	su.prog_flags = p->flags;
-	setup_depth++;
-	ret = agent_setup(&su);
-	setup_depth--;
+	ret = outer_setup(&su);
 	return ret;
 }
 
