@@ -48,6 +48,28 @@ static bool have_page(const struct ut_agent_server *a)
 	return a->page.pg != NULL;
 }
 
+static void free_slot(struct ut_agent_server *a, uint32_t slot)
+{
+	agent_slot_free(a->page.pg, slot);
+	memset(&a->info[slot], 0, sizeof(a->info[slot]));
+}
+
+/* the slot a ring set up through its agent holds, NULL if none (any more) */
+static struct agent_slot_info *ring_info(const struct ut_agent_server *a,
+					 const struct ut_ring *ring)
+{
+	if (!ring->via_agent || !have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
+	    a->info[ring->agent_slot].ctx != ring->ctx)
+		return NULL;
+	return &a->info[ring->agent_slot];
+}
+
+const struct agent_slot_info *agent_server_info(const struct ut_daemon *d,
+						const struct ut_ring *ring)
+{
+	return ring_info(&d->agent, ring);
+}
+
 void agent_server_open(struct ut_daemon *d)
 {
 	struct ut_agent_server *a = &d->agent;
@@ -117,27 +139,47 @@ static void proc_comm(pid_t pid, char *comm, size_t len)
 	comm[strcspn(comm, "\n")] = '\0';
 }
 
-static int advised(const struct ut_agent_server *a, const char *comm)
+/* the IOPOLL advisor on one ring: 1 hybrid, 0 classic, -1 too few completions to say */
+static int ring_advice(const struct ut_ring *ring)
 {
-	for (unsigned int i = 0; i < a->n_history; i++)
+	struct iopoll_summary sum;
+	struct iopoll_advice adv;
+
+	if (!(ring->setup_flags & UT_SETUP_IOPOLL) || !ring->have_iop)
+		return -1;
+	iopoll_summarize(&ring->iop, &sum);
+	if (sum.completions < IOPOLL_ADVICE_MIN_COMPLETIONS)
+		return -1;
+	iopoll_advise(&sum, ring->setup_flags & UT_SETUP_HYBRID_IOPOLL,
+		      ring->iop.hybrid_poll_time_ns, &adv);
+	return adv.recommend;
+}
+
+/* hybrid = auto: what the advisor says of a running IOPOLL ring of @comm, else of the last gone one */
+static int advised(struct ut_daemon *d, const char *comm)
+{
+	const struct ut_agent_server *a = &d->agent;
+	struct ut_ring *ring;
+	size_t i;
+	int v;
+
+	registry_for_each(&d->reg, i, ring)
+		if (!strncmp(ring->holder.comm, comm, UT_COMM_LEN) && (v = ring_advice(ring)) >= 0)
+			return v;
+	for (i = 0; i < a->n_history; i++)
 		if (!strncmp(a->history[i].comm, comm, UT_COMM_LEN))
 			return a->history[i].recommend;
 	return -1;
 }
 
+/* a gone IOPOLL ring's verdict, kept for the next program of that name */
 static void remember_advice(struct ut_agent_server *a, const struct ut_ring *ring)
 {
-	struct iopoll_summary sum;
-	struct iopoll_advice adv;
+	int v = ring_advice(ring);
 	unsigned int i;
 
-	if (!(ring->setup_flags & UT_SETUP_IOPOLL) || !ring->have_iop)
+	if (v < 0)
 		return;
-	iopoll_summarize(&ring->iop, &sum);
-	if (sum.completions < IOPOLL_ADVICE_MIN_COMPLETIONS)
-		return;
-	iopoll_advise(&sum, ring->setup_flags & UT_SETUP_HYBRID_IOPOLL,
-		      ring->iop.hybrid_poll_time_ns, &adv);
 	for (i = 0; i < a->n_history; i++)
 		if (!strncmp(a->history[i].comm, ring->holder.comm, UT_COMM_LEN))
 			break;
@@ -152,7 +194,7 @@ static void remember_advice(struct ut_agent_server *a, const struct ut_ring *rin
 		}
 		memcpy(a->history[i].comm, ring->holder.comm, UT_COMM_LEN);
 	}
-	a->history[i].recommend = adv.recommend;
+	a->history[i].recommend = v;
 }
 
 static int send_reply(int fd, int status, uint32_t slot, const char *why, int page_fd)
@@ -195,14 +237,19 @@ static const char *want_name(uint8_t w)
 	}
 }
 
+/* no page, no decision: the agent sets the ring up as asked; why, for exec -v */
+static void reply_no_page(const struct ut_agent_server *a, int fd)
+{
+	send_reply(fd, -ENODEV, 0, a->page_error[0] ? a->page_error : "no policy page", -1);
+}
+
 /* `uringtune exec` asks before it starts the program */
 static void on_ping(struct ut_daemon *d, int fd, const struct ut_agent_hello *h)
 {
 	char why[128];
 
 	if (!have_page(&d->agent)) {
-		send_reply(fd, -ENODEV, 0, d->agent.page_error[0] ? d->agent.page_error :
-			   "no policy page", -1);
+		reply_no_page(&d->agent, fd);
 		return;
 	}
 	if (d->cfg.mode != UT_MODE_TUNE)
@@ -231,13 +278,13 @@ static void on_hello(struct ut_daemon *d, int fd, pid_t pid, const struct ut_age
 
 	if (!have_page(a)) {
 		a->refused++;
-		send_reply(fd, -ENODEV, 0, a->page_error[0] ? a->page_error : "no policy page", -1);
+		reply_no_page(a, fd);
 		return;
 	}
 	proc_comm(pid, comm, sizeof(comm));
 	req.comm = comm;
 	ctx.selected = tuning_selects(d, pid, comm, &ctx.select_why);
-	ctx.advised_hybrid = advised(a, comm);
+	ctx.advised_hybrid = advised(d, comm);
 	agent_decide(&req, &d->cfg, &ctx, &dec);
 
 	slot = agent_slot_alloc(a->page.pg, pid);
@@ -262,8 +309,7 @@ static void on_hello(struct ut_daemon *d, int fd, pid_t pid, const struct ut_age
 		agent_slot_set_napi(a->page.pg, slot, &dec.napi_setting);
 	if (send_reply(fd, 0, slot, dec.why, a->page.ro_fd)) {
 		/* the agent gave up waiting: it sets the ring up unchanged */
-		agent_slot_free(a->page.pg, slot);
-		in->hello_ns = 0;
+		free_slot(a, slot);
 		a->refused++;
 		return;
 	}
@@ -273,16 +319,14 @@ static void on_hello(struct ut_daemon *d, int fd, pid_t pid, const struct ut_age
 		  agent_entry_name(h->entry), slot, dec.why);
 }
 
+/* the ring at (pid, fd), if it is the one with that inode (0: unknown) */
 static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd, uint64_t ino)
 {
-	struct ut_ring *ring;
-	size_t i;
+	struct ut_ring *ring = registry_find_holder(&d->reg, pid, fd);
 
-	registry_for_each(&d->reg, i, ring)
-		if (ring->holder.pid == pid && ring->holder.fd == fd &&
-		    (!ino || !ring->holder.ino || ring->holder.ino == ino))
-			return ring;
-	return NULL;
+	if (ring && ino && ring->holder.ino && ring->holder.ino != ino)
+		return NULL;
+	return ring;
 }
 
 static void attach(struct ut_daemon *d, struct ut_ring *ring, uint32_t slot)
@@ -293,14 +337,6 @@ static void attach(struct ut_daemon *d, struct ut_ring *ring, uint32_t slot)
 	in->ctx = ring->ctx;
 	ring->via_agent = true;
 	ring->agent_slot = slot;
-	ring->agent_entry = in->entry;
-	ring->agent_hybrid_added = in->hybrid_added;
-	ring->agent_hybrid_fallback = in->hybrid_fallback;
-	ring->agent_napi_tried = in->napi_tried;
-	ring->agent_napi_ret = in->napi_ret;
-	/* the decision as asked; what the kernel made of it is in the hybrid field */
-	snprintf(ring->agent_why, sizeof(ring->agent_why), "%s%s", in->why,
-		 in->hybrid_fallback ? " (refused by the kernel: classic IOPOLL)" : "");
 	if (in->hybrid_added && ring->managed_by == UT_MANAGED_NONE)
 		ring->managed_by = UT_MANAGED_URINGTUNE;
 	if (in->napi_tried && in->napi_ret == 0) {
@@ -346,8 +382,7 @@ static void on_ring(struct ut_daemon *d, pid_t pid, const struct ut_agent_ring *
 	in = &a->info[m->slot];
 	if (m->fd < 0 || m->setup_ret < 0) {
 		/* the setup failed: nothing to steer */
-		agent_slot_free(a->page.pg, m->slot);
-		in->hello_ns = 0;
+		free_slot(a, m->slot);
 		return;
 	}
 	in->announced = true;
@@ -382,11 +417,11 @@ void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring)
 {
 	struct ut_agent_server *a = &d->agent;
 
+	struct agent_slot_info *in = ring_info(a, ring);
+
 	ring->agent_pending = false;
-	if (!ring->via_agent || !have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
-	    a->info[ring->agent_slot].ctx != ring->ctx || !a->info[ring->agent_slot].napi_decided)
-		return;
-	forget_napi(a, ring->agent_slot);
+	if (in && in->napi_decided)
+		forget_napi(a, ring->agent_slot);
 }
 
 static void on_app_napi(struct ut_daemon *d, pid_t pid, const struct ut_agent_ring *m)
@@ -474,18 +509,11 @@ static bool pid_alive(pid_t pid)
 	return access(path, F_OK) == 0;
 }
 
-static void free_slot(struct ut_agent_server *a, uint32_t slot)
-{
-	agent_slot_free(a->page.pg, slot);
-	memset(&a->info[slot], 0, sizeof(a->info[slot]));
-}
-
 void agent_server_tick(struct ut_daemon *d)
 {
 	struct ut_agent_server *a = &d->agent;
 	uint64_t now = now_ns();
 	struct ut_ring *ring;
-	size_t i;
 
 	if (!have_page(a))
 		return;
@@ -506,9 +534,6 @@ void agent_server_tick(struct ut_daemon *d)
 		else if (now - in->hello_ns > ANNOUNCE_GRACE_NS)
 			free_slot(a, s);
 	}
-	/* the advisor's verdicts, while IOPOLL rings run (for hybrid = auto) */
-	registry_for_each(&d->reg, i, ring)
-		remember_advice(a, ring);
 }
 
 void agent_server_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
@@ -516,10 +541,8 @@ void agent_server_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
 	struct ut_agent_server *a = &d->agent;
 
 	remember_advice(a, ring);
-	if (!ring->via_agent || !have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
-	    a->info[ring->agent_slot].ctx != ring->ctx)
-		return;
-	free_slot(a, ring->agent_slot);
+	if (ring_info(a, ring))
+		free_slot(a, ring->agent_slot);
 }
 
 bool agent_server_drives(const struct ut_ring *ring)
@@ -598,8 +621,7 @@ int agent_server_publish(struct ut_daemon *d, struct ut_ring *ring, const struct
 {
 	struct ut_agent_server *a = &d->agent;
 
-	if (!have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
-	    a->info[ring->agent_slot].ctx != ring->ctx) {
+	if (!ring_info(a, ring)) {
 		snprintf(err, errlen, "the ring's agent cannot be reached (no policy page)");
 		return -ENODEV;
 	}

@@ -38,7 +38,7 @@ struct agent_slot_info {
 	char why[128];
 };
 
-/* the IOPOLL advisor's verdict on the last IOPOLL ring of a process name */
+/* the IOPOLL advisor's verdict on the last gone IOPOLL ring of a process name */
 #define AGENT_HISTORY_MAX	64
 struct agent_history {
 	char comm[UT_COMM_LEN];
@@ -93,6 +93,10 @@ bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring,
 
 /* the program registered NAPI itself on a ring (seen by BPF): no more decisions for it */
 void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring);
+
+/* what the agent said of a ring it set up (for status); NULL if not through an agent */
+const struct agent_slot_info *agent_server_info(const struct ut_daemon *d,
+						const struct ut_ring *ring);
 
 /* does the daemon steer this ring through its agent (it refuses outside calls) */
 bool agent_server_drives(const struct ut_ring *ring);

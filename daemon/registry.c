@@ -47,6 +47,15 @@ struct ut_ring *registry_find(const struct ut_registry *reg, uint64_t ctx)
 	return NULL;
 }
 
+struct ut_ring *registry_find_holder(const struct ut_registry *reg, pid_t pid, int fd)
+{
+	for (size_t i = 0; i < reg->cap; i++)
+		if (reg->slots[i] && reg->slots[i]->holder.pid == pid &&
+		    reg->slots[i]->holder.fd == fd)
+			return reg->slots[i];
+	return NULL;
+}
+
 static void insert_slot(struct ut_ring **slots, size_t cap, struct ut_ring *ring)
 {
 	size_t i = slot_of(ring->ctx, cap);

@@ -54,16 +54,10 @@ struct ut_ring {
 
 	/* set up through the in-process agent (daemon/agent_server.c) */
 	bool via_agent;
-	uint32_t agent_slot;		/* its slot in the policy page */
-	uint8_t agent_entry;		/* enum ut_agent_entry */
-	bool agent_hybrid_added;	/* HYBRID_IOPOLL added at setup and kept */
-	bool agent_hybrid_fallback;	/* ... refused by the kernel: classic */
-	bool agent_napi_tried;		/* NAPI registered by the agent at setup */
-	int agent_napi_ret;		/* ... its result */
+	uint32_t agent_slot;		/* its slot in the policy page (what the agent said: there) */
 	bool agent_pending;		/* a published decision not yet seen applied */
 	uint64_t agent_published_ns;
 	struct tuner_setting agent_want;	/* the last decision published */
-	char agent_why[176];		/* the daemon's answer at setup, and the kernel's */
 
 	/* sweep bookkeeping */
 	uint64_t sweep_gen;
@@ -83,6 +77,8 @@ int registry_init(struct ut_registry *reg);
 void registry_free(struct ut_registry *reg);
 
 struct ut_ring *registry_find(const struct ut_registry *reg, uint64_t ctx);
+/* the ring process @pid holds as @fd (a scan: for commands and agents, not per event) */
+struct ut_ring *registry_find_holder(const struct ut_registry *reg, pid_t pid, int fd);
 /* a zeroed ring with ctx set; NULL on allocation failure or ctx 0 */
 struct ut_ring *registry_add(struct ut_registry *reg, uint64_t ctx);
 void registry_remove(struct ut_registry *reg, uint64_t ctx);

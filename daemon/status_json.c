@@ -180,23 +180,27 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 }
 
 /* a ring set up through the in-process agent: what it did, what is on its way */
-static struct json_object *agent_json(const struct ut_ring *ring)
+static struct json_object *agent_json(const struct ut_daemon *d, const struct ut_ring *ring)
 {
-	struct json_object *o = json_object_new_object();
+	const struct agent_slot_info *in = agent_server_info(d, ring);
 	bool iopoll = ring->setup_flags & UT_SETUP_IOPOLL;
-	char napi[160];
+	struct json_object *o;
+	char napi[160], why[sizeof(in->why) + 48];
 
+	if (!in)
+		return NULL;
+	o = json_object_new_object();
 	json_object_object_add(o, "slot", u64_json(ring->agent_slot));
-	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(ring->agent_entry)));
+	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(in->entry)));
 	json_object_object_add(o, "hybrid", json_object_new_string(
 		!iopoll ? "not an IOPOLL ring" :
-		ring->agent_hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
-		ring->agent_hybrid_added ? "added" :
+		in->hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
+		in->hybrid_added ? "added" :
 		ring->setup_flags & UT_SETUP_HYBRID_IOPOLL ? "set by the program" : "not added"));
-	if (!ring->agent_napi_tried)
+	if (!in->napi_tried)
 		snprintf(napi, sizeof(napi), "not registered at setup");
-	else if (ring->agent_napi_ret)
-		snprintf(napi, sizeof(napi), "refused: %s", strerror(-ring->agent_napi_ret));
+	else if (in->napi_ret)
+		snprintf(napi, sizeof(napi), "refused: %s", strerror(-in->napi_ret));
 	else
 		snprintf(napi, sizeof(napi), "registered");
 	json_object_object_add(o, "napi_at_setup", json_object_new_string(napi));
@@ -205,7 +209,10 @@ static struct json_object *agent_json(const struct ut_ring *ring)
 	json_object_object_add(o, "pending_s", ring->agent_pending ?
 			       json_object_new_double((now_ns() - ring->agent_published_ns) / 1e9) :
 			       NULL);
-	json_object_object_add(o, "decision", json_object_new_string(ring->agent_why));
+	/* the decision as asked; what the kernel made of it is in "hybrid" too */
+	snprintf(why, sizeof(why), "%s%s", in->why,
+		 in->hybrid_fallback ? " (refused by the kernel: classic IOPOLL)" : "");
+	json_object_object_add(o, "decision", json_object_new_string(why));
 	return o;
 }
 
@@ -243,7 +250,7 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 	json_object_object_add(o, "managed_via", ring->managed_by != UT_MANAGED_URINGTUNE ? NULL :
 			       json_object_new_string(ring->via_agent ? "agent" : "register"));
 	json_object_object_add(o, "tuning", tuning_json(ring));
-	json_object_object_add(o, "agent", ring->via_agent ? agent_json(ring) : NULL);
+	json_object_object_add(o, "agent", agent_json(d, ring));
 	if (ring->setup_flags & UT_SETUP_IOPOLL)
 		json_object_object_add(o, "iopoll", iopoll_json(ring, &d->iopoll));
 	return o;

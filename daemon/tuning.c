@@ -185,6 +185,8 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 {
 	struct journal_entry e, *old = journal_find(&d->journal, ring->ctx);
 	bool had_entry = old && same_ring(ring, old);
+	/* a ring reached through its agent has the agent's page as its record */
+	bool journaled = !agent_server_drives(ring);
 	char err[160];
 	int ret;
 
@@ -192,17 +194,7 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 	if (old && !had_entry && journal_drop(&d->journal, ring->ctx))
 		return -EIO;
 
-	/* the agent's page is that ring's record: the next run finds it there */
-	if (agent_server_drives(ring)) {
-		ret = apply(d, ring, s, err, sizeof(err));
-		if (ret) {
-			refused(d, ring, ret, err);
-			return ret;
-		}
-		took(d, ring, s);
-		return 0;
-	}
-	if (!had_entry) {
+	if (!had_entry && journaled) {
 		entry_of(ring, &e);
 		ret = journal_put(&d->journal, &e);
 		if (ret) {
@@ -217,7 +209,7 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 	}
 	ret = apply(d, ring, s, err, sizeof(err));
 	if (ret) {
-		if (!had_entry)
+		if (!had_entry && journaled)
 			journal_drop(&d->journal, ring->ctx);
 		refused(d, ring, ret, err);
 		return ret;
@@ -555,20 +547,9 @@ void tuning_fini(struct ut_daemon *d)
 	d->n_take = d->cap_take = 0;
 }
 
-static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd)
-{
-	struct ut_ring *ring;
-	size_t i;
-
-	registry_for_each(&d->reg, i, ring)
-		if (ring->holder.pid == pid && ring->holder.fd == fd)
-			return ring;
-	return NULL;
-}
-
 bool tuning_via_agent(struct ut_daemon *d, pid_t pid, int fd)
 {
-	struct ut_ring *ring = find_holder(d, pid, fd);
+	struct ut_ring *ring = registry_find_holder(&d->reg, pid, fd);
 
 	return ring && agent_server_drives(ring);
 }
@@ -576,7 +557,7 @@ bool tuning_via_agent(struct ut_daemon *d, pid_t pid, int fd)
 int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_setting *want,
 	       char *err, size_t errlen)
 {
-	struct ut_ring *ring = find_holder(d, pid, fd);
+	struct ut_ring *ring = registry_find_holder(&d->reg, pid, fd);
 	struct tuner_setting set = *want, *s = &set;
 	const char *reason;
 	int ret;
@@ -657,7 +638,7 @@ int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errle
 		}
 		return 0;
 	}
-	ring = find_holder(d, pid, fd);
+	ring = registry_find_holder(&d->reg, pid, fd);
 	if (!ring) {
 		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
 		return -ENOENT;

@@ -96,13 +96,6 @@ if [ -n "$need_agent" ]; then
 		echo "$fio_built"
 	fi
 fi
-# fio sets its ring up with syscall(__NR_io_uring_setup, ...): an agent
-# without a syscall() of its own never sees it
-agent_hint=
-if [ -f "$ROOT/build/liburingtune-agent.so" ] &&
-   ! nm -D --defined-only "$ROOT/build/liburingtune-agent.so" 2>/dev/null | awk '{ print $NF }' | grep -qx syscall; then
-	agent_hint=" (build/liburingtune-agent.so defines no syscall(), which fio calls for io_uring_setup)"
-fi
 { echo "SECS=$SECS"; cat "$ROOT/vm/guest-lib.sh" "$ROOT/vm/guest-agent-fio.sh"; } >"$tmp/agent-fio.sh"
 
 echo "vmtest: fetching kernels ${SERIES[*]}"
@@ -230,17 +223,21 @@ check_case() {
 
 # classic vs hybrid CPU, measured, next to what the advisor predicted from
 # the classic ring's completion times
+# cpu_vs CLASSIC_CPU HYBRID_CPU CLASSIC_IOPS HYBRID_IOPS: "N% less CPU, M%
+# less CPU per read" (or "more"); hybrid also completes fewer reads, so CPU
+# per read is the fairer measure
+cpu_vs() {
+	awk -v c="$1" -v h="$2" -v ic="$3" -v ih="$4" '
+		function less(x) { return sprintf("%.0f%% %s", x < 0 ? -x : x, x < 0 ? "more" : "less") }
+		BEGIN { printf "%s CPU, %s CPU per read", less(c > 0 ? (1 - h / c) * 100 : 0),
+			less(c > 0 && ih > 0 ? (1 - (h / ih) / (c / ic)) * 100 : 0) }'
+}
+
 compare_cpu() {
-	local qd saving per_io
+	local qd
 	for qd in 1 8; do
 		[ -n "${cpus[classic-qd$qd]:-}" ] && [ -n "${cpus[hybrid-qd$qd]:-}" ] || continue
-		saving=$(awk -v c="${cpus[classic-qd$qd]}" -v h="${cpus[hybrid-qd$qd]}" \
-			'BEGIN { printf "%.0f", (c > 0 ? (1 - h / c) * 100 : 0) }')
-		# hybrid also completes fewer reads: CPU per read is the fairer measure
-		per_io=$(awk -v c="${cpus[classic-qd$qd]}" -v h="${cpus[hybrid-qd$qd]}" \
-			-v ic="${iopss[classic-qd$qd]}" -v ih="${iopss[hybrid-qd$qd]}" \
-			'BEGIN { printf "%.0f", (c > 0 && ih > 0 ? (1 - (h / ih) / (c / ic)) * 100 : 0) }')
-		runs="$runs; QD$qd CPU classic ${cpus[classic-qd$qd]}% vs hybrid ${cpus[hybrid-qd$qd]}%: ${saving}% less CPU, ${per_io}% less CPU per read; advisor predicted $(awk -v p="${predicted[classic-qd$qd]:-0}" 'BEGIN { printf "%.0f", p * 100 }')% less spinning per read"
+		runs="$runs; QD$qd CPU classic ${cpus[classic-qd$qd]}% vs hybrid ${cpus[hybrid-qd$qd]}%: $(cpu_vs "${cpus[classic-qd$qd]}" "${cpus[hybrid-qd$qd]}" "${iopss[classic-qd$qd]}" "${iopss[hybrid-qd$qd]}"); advisor predicted $(awk -v p="${predicted[classic-qd$qd]:-0}" 'BEGIN { printf "%.0f", p * 100 }')% less spinning per read"
 	done
 }
 
@@ -317,7 +314,7 @@ check_agent_fio() {
 		[ "$c" = classic ] || [ "$(kver "$krel")" -lt 6013 ] || want=true
 		if [ "$hy" != "$want" ]; then
 			if [ "$want" = true ]; then
-				fail_ "fio $c: --hybrid on, but fio's ring has no HYBRID_IOPOLL ($flags)$agent_hint"
+				fail_ "fio $c: --hybrid on, but fio's ring has no HYBRID_IOPOLL ($flags)"
 			elif [ "$c" = classic ]; then
 				fail_ "fio $c: --hybrid off, but fio's ring has HYBRID_IOPOLL ($flags)"
 			else
@@ -350,12 +347,7 @@ check_agent_fio() {
 		echo "vmtest: $krel fio $c ring: flags $flags; managed_by $(jq -c '.managed_by' <<<"$r"), managed_via $(jq -c '.managed_via' <<<"$r"), agent $(jq -c '.agent' <<<"$r"); daemon.agent $(jq -c '.daemon.agent | del(.socket, .page)' <<<"$json")"
 	done
 	if [ -n "${fcpu[classic]:-}" ] && [ -n "${fcpu[hybrid]:-}" ]; then
-		# hybrid also completes fewer reads: CPU per read is the fairer measure
-		runs="$runs; fio QD1 CPU classic ${fcpu[classic]}% vs hybrid ${fcpu[hybrid]}%: $(awk -v c="${fcpu[classic]}" -v h="${fcpu[hybrid]}" \
-			-v ic="${fiops[classic]}" -v ih="${fiops[hybrid]}" '
-			function less(x) { return sprintf("%.0f%% %s", x < 0 ? -x : x, x < 0 ? "more" : "less") }
-			BEGIN { printf "%s CPU, %s CPU per read", less(c > 0 ? (1 - h / c) * 100 : 0),
-				less(c > 0 && ih > 0 ? (1 - (h / ih) / (c / ic)) * 100 : 0) }')"
+		runs="$runs; fio QD1 CPU classic ${fcpu[classic]}% vs hybrid ${fcpu[hybrid]}%: $(cpu_vs "${fcpu[classic]}" "${fcpu[hybrid]}" "${fiops[classic]}" "${fiops[hybrid]}")"
 	fi
 }
 
