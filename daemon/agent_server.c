@@ -58,10 +58,10 @@ static void free_slot(struct ut_agent_server *a, uint32_t slot)
 static struct agent_slot_info *ring_info(const struct ut_agent_server *a,
 					 const struct ut_ring *ring)
 {
-	if (!ring->via_agent || !have_page(a) || ring->agent_slot >= UT_AGENT_PAGE_SLOTS ||
-	    a->info[ring->agent_slot].ctx != ring->ctx)
+	if (!ring->agent.via || !have_page(a) || ring->agent.slot >= UT_AGENT_PAGE_SLOTS ||
+	    a->info[ring->agent.slot].ctx != ring->ctx)
 		return NULL;
-	return &a->info[ring->agent_slot];
+	return &a->info[ring->agent.slot];
 }
 
 const struct agent_slot_info *agent_server_info(const struct ut_daemon *d,
@@ -145,13 +145,13 @@ static int ring_advice(const struct ut_ring *ring)
 	struct iopoll_summary sum;
 	struct iopoll_advice adv;
 
-	if (!(ring->setup_flags & UT_SETUP_IOPOLL) || !ring->have_iop)
+	if (!(ring->obs.setup_flags & UT_SETUP_IOPOLL) || !ring->obs.have_iop)
 		return -1;
-	iopoll_summarize(&ring->iop, &sum);
+	iopoll_summarize(&ring->obs.iop, &sum);
 	if (sum.completions < IOPOLL_ADVICE_MIN_COMPLETIONS)
 		return -1;
-	iopoll_advise(&sum, ring->setup_flags & UT_SETUP_HYBRID_IOPOLL,
-		      ring->iop.hybrid_poll_time_ns, &adv);
+	iopoll_advise(&sum, ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL,
+		      ring->obs.iop.hybrid_poll_time_ns, &adv);
 	return adv.recommend;
 }
 
@@ -164,7 +164,7 @@ static int advised(struct ut_daemon *d, const char *comm)
 	int v;
 
 	registry_for_each(&d->reg, i, ring)
-		if (!strncmp(ring->holder.comm, comm, UT_COMM_LEN) && (v = ring_advice(ring)) >= 0)
+		if (!strncmp(ring->obs.holder.comm, comm, UT_COMM_LEN) && (v = ring_advice(ring)) >= 0)
 			return v;
 	for (i = 0; i < a->n_history; i++)
 		if (!strncmp(a->history[i].comm, comm, UT_COMM_LEN))
@@ -181,7 +181,7 @@ static void remember_advice(struct ut_agent_server *a, const struct ut_ring *rin
 	if (v < 0)
 		return;
 	for (i = 0; i < a->n_history; i++)
-		if (!strncmp(a->history[i].comm, ring->holder.comm, UT_COMM_LEN))
+		if (!strncmp(a->history[i].comm, ring->obs.holder.comm, UT_COMM_LEN))
 			break;
 	if (i == a->n_history) {
 		/* full: the oldest entry makes room (entries move up one) */
@@ -192,7 +192,7 @@ static void remember_advice(struct ut_agent_server *a, const struct ut_ring *rin
 		} else {
 			a->n_history++;
 		}
-		memcpy(a->history[i].comm, ring->holder.comm, UT_COMM_LEN);
+		memcpy(a->history[i].comm, ring->obs.holder.comm, UT_COMM_LEN);
 	}
 	a->history[i].recommend = v;
 }
@@ -324,7 +324,7 @@ static struct ut_ring *find_holder(struct ut_daemon *d, pid_t pid, int fd, uint6
 {
 	struct ut_ring *ring = registry_find_holder(&d->reg, pid, fd);
 
-	if (ring && ino && ring->holder.ino && ring->holder.ino != ino)
+	if (ring && ino && ring->obs.holder.ino && ring->obs.holder.ino != ino)
 		return NULL;
 	return ring;
 }
@@ -335,30 +335,30 @@ static void attach(struct ut_daemon *d, struct ut_ring *ring, uint32_t slot)
 	char flags[160];
 
 	in->ctx = ring->ctx;
-	ring->via_agent = true;
-	ring->agent_slot = slot;
-	if (in->hybrid_added && ring->managed_by == UT_MANAGED_NONE)
-		ring->managed_by = UT_MANAGED_URINGTUNE;
+	ring->agent.via = true;
+	ring->agent.slot = slot;
+	if (in->hybrid_added && ring->tune.managed_by == UT_MANAGED_NONE)
+		ring->tune.managed_by = UT_MANAGED_URINGTUNE;
 	if (in->napi_tried && in->napi_ret == 0) {
 		/* the agent's registration was uringtune's, not the program's */
-		ring->managed_by = UT_MANAGED_URINGTUNE;
-		ring->agent_want = in->napi_setting;
-		tuner_applied(&ring->tuner, &in->napi_setting, now_ns());
-		if (!ring->reaction_ns)
-			ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
+		ring->tune.managed_by = UT_MANAGED_URINGTUNE;
+		ring->tune.want = in->napi_setting;
+		tuner_applied(&ring->tune.tuner, &in->napi_setting, now_ns());
+		if (!ring->tune.reaction_ns)
+			ring->tune.reaction_ns = ring->tune.tuner.last_change_ns - ring->obs.first_seen_ns;
 		d->actions_ok++;
 	} else if (in->napi_tried) {
-		ring->refused = true;
-		snprintf(ring->tune_error, sizeof(ring->tune_error),
+		ring->tune.refused = true;
+		snprintf(ring->tune.error, sizeof(ring->tune.error),
 			 "the agent's NAPI registration at setup was refused: %s",
 			 strerror(-in->napi_ret));
 		d->actions_failed++;
 	}
 	log_info("ring pid=%d comm=%s fd=%d set up through the agent (%s, %s): %s",
-		 ring->holder.pid, ring->holder.comm, ring->holder.fd,
-		 agent_entry_name(in->entry), setup_flags_str(ring->setup_flags, flags, sizeof(flags)),
+		 ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd,
+		 agent_entry_name(in->entry), setup_flags_str(ring->obs.setup_flags, flags, sizeof(flags)),
 		 in->hybrid_fallback ? "hybrid refused by the kernel (EINVAL): classic IOPOLL" :
-		 in->napi_tried && in->napi_ret ? ring->tune_error : in->why);
+		 in->napi_tried && in->napi_ret ? ring->tune.error : in->why);
 }
 
 static bool slot_is_peers(const struct ut_agent_server *a, uint32_t slot, pid_t pid)
@@ -419,9 +419,9 @@ void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring)
 
 	struct agent_slot_info *in = ring_info(a, ring);
 
-	ring->agent_pending = false;
+	ring->tune.pending = false;
 	if (in && in->napi_decided)
-		forget_napi(a, ring->agent_slot);
+		forget_napi(a, ring->agent.slot);
 }
 
 static void on_app_napi(struct ut_daemon *d, pid_t pid, const struct ut_agent_ring *m)
@@ -435,12 +435,12 @@ static void on_app_napi(struct ut_daemon *d, pid_t pid, const struct ut_agent_ri
 	}
 	forget_napi(a, m->slot);
 	ring = find_holder(d, pid, m->fd, m->ino);
-	if (!ring || ring->managed_by == UT_MANAGED_APP)
+	if (!ring || ring->tune.managed_by == UT_MANAGED_APP)
 		return;
-	ring->managed_by = UT_MANAGED_APP;
-	ring->agent_pending = false;
+	ring->tune.managed_by = UT_MANAGED_APP;
+	ring->tune.pending = false;
 	log_info("ring pid=%d comm=%s fd=%d: the application registers NAPI itself: uringtune "
-		 "leaves this ring to it", ring->holder.pid, ring->holder.comm, ring->holder.fd);
+		 "leaves this ring to it", ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd);
 	tuning_app_took_over(d, ring);
 }
 
@@ -542,12 +542,12 @@ void agent_server_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
 
 	remember_advice(a, ring);
 	if (ring_info(a, ring))
-		free_slot(a, ring->agent_slot);
+		free_slot(a, ring->agent.slot);
 }
 
 bool agent_server_drives(const struct ut_ring *ring)
 {
-	return ring->via_agent && (ring->setup_flags & UT_SETUP_SINGLE_ISSUER);
+	return ring->agent.via && (ring->obs.setup_flags & UT_SETUP_SINGLE_ISSUER);
 }
 
 static bool napi_is(const struct ut_napi_state *n, const struct tuner_setting *s)
@@ -573,17 +573,17 @@ bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring, const s
 {
 	struct ut_agent_server *a = &d->agent;
 
-	if (!have_page(a) || (pid_t)ev->tgid != ring->holder.pid ||
-	    ring->managed_by == UT_MANAGED_APP)
+	if (!have_page(a) || (pid_t)ev->tgid != ring->obs.holder.pid ||
+	    ring->tune.managed_by == UT_MANAGED_APP)
 		return false;
-	if (!ring->via_agent) {
+	if (!ring->agent.via) {
 		/* the agent registering at setup, before its RING message */
-		if (!setup_in_flight(a, ring->holder.pid))
+		if (!setup_in_flight(a, ring->obs.holder.pid))
 			return false;
-		ring->napi = ev->napi;
+		ring->obs.napi = ev->napi;
 		return true;
 	}
-	if (!ring->agent_pending) {
+	if (!ring->tune.pending) {
 		/*
 		 * The agent registers only to apply a decision, and every call of
 		 * such a sequence (static tracking: the mode, then one call per
@@ -591,27 +591,27 @@ bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring, const s
 		 * own call through a path the agent does not see (liburing 2.5+'s
 		 * io_uring_register_napi makes the system call itself).
 		 */
-		if (ev->ret || napi_is(&ev->napi, &ring->agent_want))
+		if (ev->ret || napi_is(&ev->napi, &ring->tune.want))
 			return true;
 		return false;
 	}
-	ring->napi = ev->napi;
+	ring->obs.napi = ev->napi;
 	if (ev->ret) {
-		ring->agent_pending = false;
-		snprintf(ring->tune_error, sizeof(ring->tune_error),
+		ring->tune.pending = false;
+		snprintf(ring->tune.error, sizeof(ring->tune.error),
 			 "the agent's register call was refused: %s", strerror((int)-ev->ret));
-		log_warn("ring pid=%d comm=%s fd=%d: %s", ring->holder.pid, ring->holder.comm,
-			 ring->holder.fd, ring->tune_error);
+		log_warn("ring pid=%d comm=%s fd=%d: %s", ring->obs.holder.pid, ring->obs.holder.comm,
+			 ring->obs.holder.fd, ring->tune.error);
 		d->actions_failed++;
 		return true;
 	}
-	if (napi_is(&ev->napi, &ring->agent_want)) {
-		ring->agent_pending = false;
-		ring->tune_error[0] = '\0';
+	if (napi_is(&ev->napi, &ring->tune.want)) {
+		ring->tune.pending = false;
+		ring->tune.error[0] = '\0';
 		a->applied++;
 		log_debug("ring pid=%d fd=%d: the agent applied the decision after %.1f ms",
-			  ring->holder.pid, ring->holder.fd,
-			  (now_ns() - ring->agent_published_ns) / 1e6);
+			  ring->obs.holder.pid, ring->obs.holder.fd,
+			  (now_ns() - ring->tune.published_ns) / 1e6);
 	}
 	return true;
 }
@@ -625,11 +625,11 @@ int agent_server_publish(struct ut_daemon *d, struct ut_ring *ring, const struct
 		snprintf(err, errlen, "the ring's agent cannot be reached (no policy page)");
 		return -ENODEV;
 	}
-	agent_slot_set_napi(a->page.pg, ring->agent_slot, s);
-	ring->agent_want = *s;
+	agent_slot_set_napi(a->page.pg, ring->agent.slot, s);
+	ring->tune.want = *s;
 	/* the agent registers for every new decision, even one the ring already has */
-	ring->agent_pending = true;
-	ring->agent_published_ns = now_ns();
+	ring->tune.pending = true;
+	ring->tune.published_ns = now_ns();
 	a->published++;
 	return 0;
 }
@@ -643,8 +643,8 @@ void agent_server_restore_all(struct ut_daemon *d)
 
 	registry_for_each(&d->reg, i, ring) {
 		/* a decision still on its way would switch NAPI on after we are gone */
-		if (!agent_server_drives(ring) || ring->managed_by != UT_MANAGED_URINGTUNE ||
-		    !(ring->napi.enabled || (ring->agent_pending && ring->agent_want.enabled)))
+		if (!agent_server_drives(ring) || ring->tune.managed_by != UT_MANAGED_URINGTUNE ||
+		    !(ring->obs.napi.enabled || (ring->tune.pending && ring->tune.want.enabled)))
 			continue;
 		if (agent_server_publish(d, ring, &off, err, sizeof(err)) == 0)
 			n++;
@@ -680,36 +680,36 @@ void agent_server_settle(struct ut_daemon *d)
 		in->napi_decided = sl.flags & UT_SLOT_NAPI;
 		/* what the page and the ring's flags still tell of its setup */
 		in->hybrid_added = (sl.flags & UT_SLOT_HYBRID) &&
-				   (ring->setup_flags & UT_SETUP_HYBRID_IOPOLL);
+				   (ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL);
 		snprintf(in->why, sizeof(in->why), "taken over from a previous run of uringtuned");
 		attach(d, ring, s);
 		if (!in->napi_decided || !agent_server_drives(ring))
 			continue;
-		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
+		if (d->cfg.mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
 			struct tuner_setting cur;
 
 			tuning_readopt(ring, now_ns(), &cur);
-			ring->agent_want = cur;
+			ring->tune.want = cur;
 			log_info("agent: ring pid=%d comm=%s fd=%d re-adopted (%u us)", sl.pid,
-				 ring->holder.comm, sl.fd, cur.busy_poll_us);
+				 ring->obs.holder.comm, sl.fd, cur.busy_poll_us);
 		} else if (d->cfg.mode == UT_MODE_TUNE) {
 			/* switched off when the last run stopped: on again */
 			struct tuner_setting first;
 
-			tuner_initial(&d->cfg.napi, NULL, 0, now_ns(), &ring->tuner, &first);
-			ring->managed_by = UT_MANAGED_URINGTUNE;
+			tuner_initial(&d->cfg.napi, NULL, 0, now_ns(), &ring->tune.tuner, &first);
+			ring->tune.managed_by = UT_MANAGED_URINGTUNE;
 			if (agent_server_publish(d, ring, &first, err, sizeof(err)) == 0)
 				log_info("agent: ring pid=%d comm=%s fd=%d: NAPI %u us again, at its "
-					 "next submit or wait", sl.pid, ring->holder.comm, sl.fd,
+					 "next submit or wait", sl.pid, ring->obs.holder.comm, sl.fd,
 					 first.busy_poll_us);
-		} else if (ring->napi.enabled) {
+		} else if (ring->obs.napi.enabled) {
 			static const struct tuner_setting off = { .enabled = false };
 
 			/* observe mode: what a previous tune-mode run switched on goes off */
-			ring->managed_by = UT_MANAGED_NONE;
+			ring->tune.managed_by = UT_MANAGED_NONE;
 			agent_server_publish(d, ring, &off, err, sizeof(err));
 			log_info("agent: ring pid=%d comm=%s fd=%d: observe mode: NAPI off at its "
-				 "next submit or wait", sl.pid, ring->holder.comm, sl.fd);
+				 "next submit or wait", sl.pid, ring->obs.holder.comm, sl.fd);
 		}
 	}
 }

@@ -61,7 +61,7 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 			ring = registry_find(&d->reg, ev->ctx);
 			log_info("ring pid=%d comm=%.16s fd=%d: the application %s NAPI busy polling "
 				 "itself (busy_poll %lluus, prefer %s): it manages this ring",
-				 ring->holder.pid, ring->holder.comm, ring->holder.fd,
+				 ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd,
 				 ev->opcode == 27 ? "registered" : "unregistered",
 				 (unsigned long long)ev->napi.busy_poll_ns / 1000,
 				 ev->napi.prefer ? "on" : "off");
@@ -96,8 +96,8 @@ static void on_remove(const struct ut_ring *ring, void *arg)
 {
 	tuning_ring_gone(arg, ring);
 	agent_server_ring_gone(arg, ring);
-	log_debug("ring gone: pid=%d comm=%s fd=%d", ring->holder.pid,
-		  ring->holder.comm, ring->holder.fd);
+	log_debug("ring gone: pid=%d comm=%s fd=%d", ring->obs.holder.pid,
+		  ring->obs.holder.comm, ring->obs.holder.fd);
 }
 
 static bool keep_ctx(uint64_t ctx, void *arg)
@@ -139,9 +139,9 @@ void inventory_refresh_stats(struct ut_daemon *d)
 	size_t i;
 
 	registry_for_each(&d->reg, i, ring) {
-		ring->have_stats = trace_ring_stats(&d->trace, ring->ctx, &ring->stats) == 0;
-		if (ring->setup_flags & UT_SETUP_IOPOLL)
-			ring->have_iop = iopoll_ring_stats(&d->iopoll, ring->ctx, &ring->iop) == 0;
+		ring->obs.have_stats = trace_ring_stats(&d->trace, ring->ctx, &ring->obs.stats) == 0;
+		if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
+			ring->obs.have_iop = iopoll_ring_stats(&d->iopoll, ring->ctx, &ring->obs.iop) == 0;
 	}
 }
 
@@ -157,7 +157,7 @@ void inventory_iopoll_hooks(struct ut_daemon *d)
 	int ret;
 
 	registry_for_each(&d->reg, i, ring)
-		if (ring->setup_flags & UT_SETUP_IOPOLL)
+		if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
 			n++;
 	if (n)
 		d->iopoll_last_seen_ns = now;

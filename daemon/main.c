@@ -83,10 +83,10 @@ static void notify_status(struct loop *l, const char *also, bool force)
 	char status[sizeof(l->status)];
 
 	registry_for_each(&d->reg, i, ring) {
-		if (ring->managed_by == UT_MANAGED_URINGTUNE) {
+		if (ring->tune.managed_by == UT_MANAGED_URINGTUNE) {
 			tuned++;
-			agent += ring->via_agent;
-		} else if (ring->managed_by == UT_MANAGED_APP) {
+			agent += ring->agent.via;
+		} else if (ring->tune.managed_by == UT_MANAGED_APP) {
 			app++;
 		}
 	}

@@ -151,9 +151,9 @@ static void ring_labels(struct ring_out *r)
 {
 	char comm[PROM_ESCAPED_SIZE(UT_COMM_LEN)];
 
-	prom_escape(comm, r->ring->holder.comm, sizeof(r->ring->holder.comm));
+	prom_escape(comm, r->ring->obs.holder.comm, sizeof(r->ring->obs.holder.comm));
 	snprintf(r->labels, sizeof(r->labels), "pid=\"%d\",comm=\"%s\",fd=\"%d\"",
-		 (int)r->ring->holder.pid, comm, r->ring->holder.fd);
+		 (int)r->ring->obs.holder.pid, comm, r->ring->obs.holder.fd);
 }
 
 /* one sample of a ring's family, without extra labels */
@@ -245,17 +245,17 @@ static void ring_info(const struct ut_daemon *d, const struct ring_out *rings, s
 		const char *reason;
 		bool tunable;
 
-		tunable = ring_tunable_agent(ring->setup_flags, d->napi_supported,
-					     ring->managed_by, agent_server_drives(ring), &reason);
+		tunable = ring_tunable_agent(ring->obs.setup_flags, d->napi_supported,
+					     ring->tune.managed_by, agent_server_drives(ring), &reason);
 		/* no flags: empty, which PromQL reads as an absent label */
-		if (ring->setup_flags)
-			setup_flags_str(ring->setup_flags, flags, sizeof(flags));
+		if (ring->obs.setup_flags)
+			setup_flags_str(ring->obs.setup_flags, flags, sizeof(flags));
 		else
 			flags[0] = '\0';
 		prom_escape(flags_esc, flags, sizeof(flags));
 		fprintf(out, "uringtune_ring_info{%s,setup_flags=\"%s\",managed_by=\"%s\","
 			"tunable=\"%s\"} 1\n", rings[i].labels, flags_esc,
-			managed_by_name(ring->managed_by), tunable ? "true" : "false");
+			managed_by_name(ring->tune.managed_by), tunable ? "true" : "false");
 	}
 }
 
@@ -267,9 +267,9 @@ static void agent_metrics(const struct ut_daemon *d, const struct ring_out *ring
 	size_t agent = 0, managed = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		agent += rings[i].ring->via_agent;
-		managed += rings[i].ring->via_agent &&
-			   rings[i].ring->managed_by == UT_MANAGED_URINGTUNE;
+		agent += rings[i].ring->agent.via;
+		managed += rings[i].ring->agent.via &&
+			   rings[i].ring->tune.managed_by == UT_MANAGED_URINGTUNE;
 	}
 	family(out, "uringtune_agent_rings", "gauge",
 	       "Rings set up through liburingtune-agent.so, and of those the ones uringtune "
@@ -296,19 +296,19 @@ static void ring_napi(const struct ring_out *rings, size_t n, FILE *out)
 	       "1 if the kernel busy-polls NAPI for the ring.");
 	for (size_t i = 0; i < n; i++)
 		ring_sample(out, "uringtune_ring_napi_enabled", &rings[i],
-			    rings[i].ring->napi.enabled ? 1 : 0);
+			    rings[i].ring->obs.napi.enabled ? 1 : 0);
 
 	family(out, "uringtune_ring_napi_busy_poll_timeout_seconds", "gauge",
 	       "The ring's NAPI busy-poll timeout.");
 	for (size_t i = 0; i < n; i++)
 		fprintf(out, "uringtune_ring_napi_busy_poll_timeout_seconds{%s} %s\n",
-			rings[i].labels, seconds(secs, rings[i].ring->napi.busy_poll_ns));
+			rings[i].labels, seconds(secs, rings[i].ring->obs.napi.busy_poll_ns));
 
 	family(out, "uringtune_ring_napi_prefer_busy_poll", "gauge",
 	       "1 if the ring's prefer_busy_poll flag is set.");
 	for (size_t i = 0; i < n; i++)
 		ring_sample(out, "uringtune_ring_napi_prefer_busy_poll", &rings[i],
-			    rings[i].ring->napi.prefer ? 1 : 0);
+			    rings[i].ring->obs.napi.prefer ? 1 : 0);
 }
 
 /* a counter family of the rings with statistics, @off into ut_ring_stats */
@@ -319,9 +319,9 @@ static void ring_counter(const struct ring_out *rings, size_t n, FILE *out,
 	for (size_t i = 0; i < n; i++) {
 		const struct ut_ring *ring = rings[i].ring;
 
-		if (ring->have_stats)
+		if (ring->obs.have_stats)
 			ring_sample(out, name, &rings[i],
-				    *(const uint64_t *)((const char *)&ring->stats + off));
+				    *(const uint64_t *)((const char *)&ring->obs.stats + off));
 	}
 }
 
@@ -343,11 +343,11 @@ static void ring_hist(const struct ring_out *rings, size_t n, FILE *out)
 	       "Lengths of the ring's busy-poll windows that paid off (the wait did "
 	       "not sleep), timed on a 1-in-16 sample per CPU.");
 	for (size_t i = 0; i < n; i++) {
-		const struct ut_ring_stats *s = &rings[i].ring->stats;
+		const struct ut_ring_stats *s = &rings[i].ring->obs.stats;
 		const char *labels = rings[i].labels;
 		uint64_t cum = 0;
 
-		if (!rings[i].ring->have_stats || !s->busy_windows)
+		if (!rings[i].ring->obs.have_stats || !s->busy_windows)
 			continue;
 		for (unsigned int slot = 0; slot < UT_HIST_SLOTS; slot++) {
 			cum += s->busy_hist[slot];
@@ -372,9 +372,9 @@ static size_t unique_rings(struct ut_ring **rings, size_t n)
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (k && rings[k - 1]->holder.pid == rings[i]->holder.pid &&
-		    rings[k - 1]->holder.fd == rings[i]->holder.fd) {
-			if (rings[i]->first_seen_ns > rings[k - 1]->first_seen_ns)
+		if (k && rings[k - 1]->obs.holder.pid == rings[i]->obs.holder.pid &&
+		    rings[k - 1]->obs.holder.fd == rings[i]->obs.holder.fd) {
+			if (rings[i]->obs.first_seen_ns > rings[k - 1]->obs.first_seen_ns)
 				rings[k - 1] = rings[i];
 			continue;
 		}

@@ -50,8 +50,8 @@ struct ut_ring *registry_find(const struct ut_registry *reg, uint64_t ctx)
 struct ut_ring *registry_find_holder(const struct ut_registry *reg, pid_t pid, int fd)
 {
 	for (size_t i = 0; i < reg->cap; i++)
-		if (reg->slots[i] && reg->slots[i]->holder.pid == pid &&
-		    reg->slots[i]->holder.fd == fd)
+		if (reg->slots[i] && reg->slots[i]->obs.holder.pid == pid &&
+		    reg->slots[i]->obs.holder.fd == fd)
 			return reg->slots[i];
 	return NULL;
 }
@@ -97,7 +97,7 @@ struct ut_ring *registry_add(struct ut_registry *reg, uint64_t ctx)
 	if (!ring)
 		return NULL;
 	ring->ctx = ctx;
-	ring->holder.fd = -1;
+	ring->obs.holder.fd = -1;
 	insert_slot(reg->slots, reg->cap, ring);
 	reg->count++;
 	return ring;
@@ -136,10 +136,10 @@ static int cmp_ring(const void *a, const void *b)
 	const struct ut_ring *x = *(const struct ut_ring *const *)a;
 	const struct ut_ring *y = *(const struct ut_ring *const *)b;
 
-	if (x->holder.pid != y->holder.pid)
-		return x->holder.pid < y->holder.pid ? -1 : 1;
-	if (x->holder.fd != y->holder.fd)
-		return x->holder.fd < y->holder.fd ? -1 : 1;
+	if (x->obs.holder.pid != y->obs.holder.pid)
+		return x->obs.holder.pid < y->obs.holder.pid ? -1 : 1;
+	if (x->obs.holder.fd != y->obs.holder.fd)
+		return x->obs.holder.fd < y->obs.holder.fd ? -1 : 1;
 	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
 }
 
@@ -183,30 +183,30 @@ bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *re
 		ring = registry_add(reg, rec->ctx);
 		if (!ring)
 			return false;
-		holder_from_rec(&ring->holder, rec);
-		ring->first_seen_ns = now_ns;
+		holder_from_rec(&ring->obs.holder, rec);
+		ring->obs.first_seen_ns = now_ns;
 		/* we never change a ring in observe mode: enabled means the app did it */
-		ring->managed_by = rec->napi.enabled ? UT_MANAGED_APP : UT_MANAGED_NONE;
+		ring->tune.managed_by = rec->napi.enabled ? UT_MANAGED_APP : UT_MANAGED_NONE;
 		found_new = true;
 	}
-	if (ring->sweep_gen != reg->gen) {
-		ring->sweep_gen = reg->gen;
-		ring->holder_seen = false;
-		ring->have_alt = false;
+	if (ring->obs.sweep_gen != reg->gen) {
+		ring->obs.sweep_gen = reg->gen;
+		ring->obs.holder_seen = false;
+		ring->obs.have_alt = false;
 	}
-	if (ring->holder.pid == (pid_t)rec->tgid && ring->holder.fd == rec->fd) {
+	if (ring->obs.holder.pid == (pid_t)rec->tgid && ring->obs.holder.fd == rec->fd) {
 		/* the process may have renamed itself since */
-		holder_from_rec(&ring->holder, rec);
-		ring->holder_seen = true;
-	} else if (!ring->have_alt) {
+		holder_from_rec(&ring->obs.holder, rec);
+		ring->obs.holder_seen = true;
+	} else if (!ring->obs.have_alt) {
 		/* forked child or SCM_RIGHTS receiver: used if the holder is gone */
-		holder_from_rec(&ring->alt, rec);
-		ring->have_alt = true;
+		holder_from_rec(&ring->obs.alt, rec);
+		ring->obs.have_alt = true;
 	}
-	ring->setup_flags = rec->setup_flags;
-	ring->napi = rec->napi;
-	memcpy(ring->kernel_napi_ids, rec->kernel_napi_ids, sizeof(ring->kernel_napi_ids));
-	ring->n_kernel_ids = rec->n_kernel_ids;
+	ring->obs.setup_flags = rec->setup_flags;
+	ring->obs.napi = rec->napi;
+	memcpy(ring->obs.kernel_napi_ids, rec->kernel_napi_ids, sizeof(ring->obs.kernel_napi_ids));
+	ring->obs.n_kernel_ids = rec->n_kernel_ids;
 	return found_new;
 }
 
@@ -221,12 +221,12 @@ size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
 		ring = reg->slots[i];
 		if (!ring)
 			continue;
-		if (ring->sweep_gen == reg->gen) {
-			if (!ring->holder_seen && ring->have_alt)
-				ring->holder = ring->alt;
+		if (ring->obs.sweep_gen == reg->gen) {
+			if (!ring->obs.holder_seen && ring->obs.have_alt)
+				ring->obs.holder = ring->obs.alt;
 			continue;
 		}
-		if (ring->first_seen_ns >= t0_ns)
+		if (ring->obs.first_seen_ns >= t0_ns)
 			continue;
 		if (cb)
 			cb(ring, arg);
@@ -248,16 +248,16 @@ struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_even
 	ring = registry_add(reg, ev->ctx);
 	if (!ring)
 		return NULL;
-	ring->holder.pid = ev->tgid;
-	ring->holder.fd = ev->fd;
-	ring->holder.ino = ino;
-	ring->holder.start_boottime = ev->start_boottime;
-	memcpy(ring->holder.comm, ev->comm, sizeof(ring->holder.comm));
-	ring->holder.comm[sizeof(ring->holder.comm) - 1] = '\0';
-	ring->setup_flags = ev->setup_flags;
-	ring->napi = ev->napi;
-	ring->first_seen_ns = ev->ts_ns;
-	ring->managed_by = UT_MANAGED_NONE;
+	ring->obs.holder.pid = ev->tgid;
+	ring->obs.holder.fd = ev->fd;
+	ring->obs.holder.ino = ino;
+	ring->obs.holder.start_boottime = ev->start_boottime;
+	memcpy(ring->obs.holder.comm, ev->comm, sizeof(ring->obs.holder.comm));
+	ring->obs.holder.comm[sizeof(ring->obs.holder.comm) - 1] = '\0';
+	ring->obs.setup_flags = ev->setup_flags;
+	ring->obs.napi = ev->napi;
+	ring->obs.first_seen_ns = ev->ts_ns;
+	ring->tune.managed_by = UT_MANAGED_NONE;
 	return ring;
 }
 
@@ -269,10 +269,10 @@ bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *e
 	/* unknown ring: the next sweep brings it, with its state */
 	if (!ring)
 		return false;
-	ring->napi = ev->napi;
+	ring->obs.napi = ev->napi;
 	if ((pid_t)ev->tgid == self_pid || ev->ret != 0 ||
-	    ring->managed_by == UT_MANAGED_APP)
+	    ring->tune.managed_by == UT_MANAGED_APP)
 		return false;
-	ring->managed_by = UT_MANAGED_APP;
+	ring->tune.managed_by = UT_MANAGED_APP;
 	return true;
 }

@@ -14,57 +14,8 @@
 #include <sys/types.h>
 #include <linux/types.h>
 
+#include "ring.h"
 #include "uringtune.h"
-#include "tunable.h"
-#include "tuner.h"
-
-struct ut_holder {
-	pid_t pid;
-	int fd;
-	uint64_t ino;
-	uint64_t start_boottime;
-	char comm[UT_COMM_LEN];
-};
-
-struct ut_ring {
-	uint64_t ctx;			/* key; never shown to users */
-	struct ut_holder holder;	/* the process and fd status shows */
-	uint32_t setup_flags;
-	struct ut_napi_state napi;	/* newest of sweep and register event */
-	uint32_t kernel_napi_ids[UT_MAX_NAPI_IDS];
-	uint32_t n_kernel_ids;
-	struct ut_ring_stats stats;	/* last copy of the BPF map value */
-	bool have_stats;
-	struct ut_iopoll_stats iop;	/* IOPOLL rings: completion times */
-	bool have_iop;
-	enum ut_managed_by managed_by;
-	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
-
-	/* tuning (tune mode, daemon/tuning.c) */
-	struct tuner_state tuner;
-	struct ut_ring_stats last_stats;	/* at the previous tick, for deltas */
-	bool have_last_stats;
-	bool pinned;			/* uringtune set: the tuner leaves it alone */
-	bool hands_off;			/* uringtune reset: left as its app set it */
-	bool refused;			/* the kernel refused a change: not retried */
-	bool queued;			/* waits in the daemon's take queue */
-	char tune_error[160];		/* why, shown in status */
-	char last_decision[200];	/* the tuner's last change, with its numbers */
-	uint64_t reaction_ns;		/* ring creation to our first change */
-
-	/* set up through the in-process agent (daemon/agent_server.c) */
-	bool via_agent;
-	uint32_t agent_slot;		/* its slot in the policy page (what the agent said: there) */
-	bool agent_pending;		/* a published decision not yet seen applied */
-	uint64_t agent_published_ns;
-	struct tuner_setting agent_want;	/* the last decision published */
-
-	/* sweep bookkeeping */
-	uint64_t sweep_gen;
-	bool holder_seen;
-	bool have_alt;
-	struct ut_holder alt;
-};
 
 struct ut_registry {
 	struct ut_ring **slots;		/* open addressing, linear probing */

@@ -117,8 +117,8 @@ static struct json_object *iopoll_json(const struct ut_ring *ring, const struct 
 		[UT_IOP_URING_CMD] = "uring_cmd", [UT_IOP_OTHER] = "other",
 	};
 	static const struct ut_iopoll_stats none;
-	const struct ut_iopoll_stats *s = ring->have_iop ? &ring->iop : &none;
-	bool hybrid = ring->setup_flags & UT_SETUP_HYBRID_IOPOLL;
+	const struct ut_iopoll_stats *s = ring->obs.have_iop ? &ring->obs.iop : &none;
+	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
 	struct json_object *o = json_object_new_object();
 	struct json_object *by_op = json_object_new_object();
 	struct json_object *advice = json_object_new_object();
@@ -130,7 +130,7 @@ static struct json_object *iopoll_json(const struct ut_ring *ring, const struct 
 	json_object_object_add(o, "mode", json_object_new_string(hybrid ? "hybrid" : "classic"));
 	/* requests before the hooks went on were not counted */
 	json_object_object_add(o, "partial", json_object_new_boolean(!io->attached ||
-				       ring->first_seen_ns < io->attached_ns));
+				       ring->obs.first_seen_ns < io->attached_ns));
 	json_object_object_add(o, "completions", u64_json(sum.completions));
 	json_object_object_add(o, "in_flight", u64_json(sum.in_flight));
 	json_object_object_add(o, "p50_ns", sum.completions ? u64_json(sum.p50_ns) : NULL);
@@ -169,13 +169,13 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_object_object_add(o, "pinned", json_object_new_boolean(ring->pinned));
-	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->hands_off));
-	json_object_object_add(o, "error", str_or_null(ring->tune_error));
-	json_object_object_add(o, "last_decision", str_or_null(ring->last_decision));
+	json_object_object_add(o, "pinned", json_object_new_boolean(ring->tune.pinned));
+	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->tune.hands_off));
+	json_object_object_add(o, "error", str_or_null(ring->tune.error));
+	json_object_object_add(o, "last_decision", str_or_null(ring->tune.last_decision));
 	/* ring creation (or discovery) to uringtune's first change */
-	json_object_object_add(o, "reaction_us", ring->reaction_ns ?
-			       json_object_new_double(ring->reaction_ns / 1000.0) : NULL);
+	json_object_object_add(o, "reaction_us", ring->tune.reaction_ns ?
+			       json_object_new_double(ring->tune.reaction_ns / 1000.0) : NULL);
 	return o;
 }
 
@@ -183,20 +183,20 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 static struct json_object *agent_json(const struct ut_daemon *d, const struct ut_ring *ring)
 {
 	const struct agent_slot_info *in = agent_server_info(d, ring);
-	bool iopoll = ring->setup_flags & UT_SETUP_IOPOLL;
+	bool iopoll = ring->obs.setup_flags & UT_SETUP_IOPOLL;
 	struct json_object *o;
 	char napi[160], why[sizeof(in->why) + 48];
 
 	if (!in)
 		return NULL;
 	o = json_object_new_object();
-	json_object_object_add(o, "slot", u64_json(ring->agent_slot));
+	json_object_object_add(o, "slot", u64_json(ring->agent.slot));
 	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(in->entry)));
 	json_object_object_add(o, "hybrid", json_object_new_string(
 		!iopoll ? "not an IOPOLL ring" :
 		in->hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
 		in->hybrid_added ? "added" :
-		ring->setup_flags & UT_SETUP_HYBRID_IOPOLL ? "set by the program" : "not added"));
+		ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL ? "set by the program" : "not added"));
 	if (!in->napi_tried)
 		snprintf(napi, sizeof(napi), "not registered at setup");
 	else if (in->napi_ret)
@@ -205,9 +205,9 @@ static struct json_object *agent_json(const struct ut_daemon *d, const struct ut
 		snprintf(napi, sizeof(napi), "registered");
 	json_object_object_add(o, "napi_at_setup", json_object_new_string(napi));
 	/* a decision written to the page that the agent has not applied yet */
-	json_object_object_add(o, "pending", json_object_new_boolean(ring->agent_pending));
-	json_object_object_add(o, "pending_s", ring->agent_pending ?
-			       json_object_new_double((now_ns() - ring->agent_published_ns) / 1e9) :
+	json_object_object_add(o, "pending", json_object_new_boolean(ring->tune.pending));
+	json_object_object_add(o, "pending_s", ring->tune.pending ?
+			       json_object_new_double((now_ns() - ring->tune.published_ns) / 1e9) :
 			       NULL);
 	/* the decision as asked; what the kernel made of it is in "hybrid" too */
 	snprintf(why, sizeof(why), "%s%s", in->why,
@@ -220,38 +220,38 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 {
 	bool napi_supported = d->napi_supported;
 	static const struct ut_ring_stats no_stats;
-	const struct ut_ring_stats *s = ring->have_stats ? &ring->stats : &no_stats;
+	const struct ut_ring_stats *s = ring->obs.have_stats ? &ring->obs.stats : &no_stats;
 	struct json_object *o = json_object_new_object();
 	const char *reason;
 	bool tunable;
 
-	tunable = ring_tunable_agent(ring->setup_flags, napi_supported, ring->managed_by,
+	tunable = ring_tunable_agent(ring->obs.setup_flags, napi_supported, ring->tune.managed_by,
 				     agent_server_drives(ring), &reason);
 
-	json_object_object_add(o, "pid", json_object_new_int(ring->holder.pid));
-	json_object_object_add(o, "comm", json_object_new_string(ring->holder.comm));
-	json_object_object_add(o, "fd", json_object_new_int(ring->holder.fd));
-	json_object_object_add(o, "inode", u64_json(ring->holder.ino));
-	json_object_object_add(o, "setup_flags", flags_json(ring->setup_flags));
-	json_object_object_add(o, "setup_flags_raw", u64_json(ring->setup_flags));
-	json_object_object_add(o, "napi", napi_json(&ring->napi));
+	json_object_object_add(o, "pid", json_object_new_int(ring->obs.holder.pid));
+	json_object_object_add(o, "comm", json_object_new_string(ring->obs.holder.comm));
+	json_object_object_add(o, "fd", json_object_new_int(ring->obs.holder.fd));
+	json_object_object_add(o, "inode", u64_json(ring->obs.holder.ino));
+	json_object_object_add(o, "setup_flags", flags_json(ring->obs.setup_flags));
+	json_object_object_add(o, "setup_flags_raw", u64_json(ring->obs.setup_flags));
+	json_object_object_add(o, "napi", napi_json(&ring->obs.napi));
 	json_object_object_add(o, "napi_ids", ids_json(s->napi_ids, UT_MAX_NAPI_IDS));
 	json_object_object_add(o, "kernel_napi_ids",
-			       ids_json(ring->kernel_napi_ids,
-					ring->n_kernel_ids < UT_MAX_NAPI_IDS ?
-						ring->n_kernel_ids : UT_MAX_NAPI_IDS));
+			       ids_json(ring->obs.kernel_napi_ids,
+					ring->obs.n_kernel_ids < UT_MAX_NAPI_IDS ?
+						ring->obs.n_kernel_ids : UT_MAX_NAPI_IDS));
 	json_object_object_add(o, "waits", waits_json(s));
 	json_object_object_add(o, "busy_poll", busy_json(s));
 	json_object_object_add(o, "tunable", json_object_new_boolean(tunable));
 	json_object_object_add(o, "reason", json_object_new_string(reason));
 	json_object_object_add(o, "managed_by",
-			       json_object_new_string(managed_by_name(ring->managed_by)));
+			       json_object_new_string(managed_by_name(ring->tune.managed_by)));
 	/* how uringtune reaches the ring: "agent" in-process, "register" from outside */
-	json_object_object_add(o, "managed_via", ring->managed_by != UT_MANAGED_URINGTUNE ? NULL :
-			       json_object_new_string(ring->via_agent ? "agent" : "register"));
+	json_object_object_add(o, "managed_via", ring->tune.managed_by != UT_MANAGED_URINGTUNE ? NULL :
+			       json_object_new_string(ring->agent.via ? "agent" : "register"));
 	json_object_object_add(o, "tuning", tuning_json(ring));
 	json_object_object_add(o, "agent", agent_json(d, ring));
-	if (ring->setup_flags & UT_SETUP_IOPOLL)
+	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
 		json_object_object_add(o, "iopoll", iopoll_json(ring, &d->iopoll));
 	return o;
 }
@@ -268,11 +268,11 @@ static struct json_object *agent_status_json(const struct ut_daemon *d)
 
 	registry_for_each(&d->reg, i, r) {
 		ring = r;
-		if (!ring->via_agent)
+		if (!ring->agent.via)
 			continue;
 		rings++;
-		managed += ring->managed_by == UT_MANAGED_URINGTUNE;
-		pending += ring->agent_pending;
+		managed += ring->tune.managed_by == UT_MANAGED_URINGTUNE;
+		pending += ring->tune.pending;
 	}
 	json_object_object_add(o, "enabled", json_object_new_boolean(d->cfg.agent.enabled));
 	json_object_object_add(o, "socket", a->listen_fd >= 0 ?

@@ -15,33 +15,33 @@
 
 static void target_of(const struct ut_ring *ring, struct ring_target *t)
 {
-	t->pid = ring->holder.pid;
-	t->start_boottime = ring->holder.start_boottime;
-	t->fd = ring->holder.fd;
-	t->ino = ring->holder.ino;
+	t->pid = ring->obs.holder.pid;
+	t->start_boottime = ring->obs.holder.start_boottime;
+	t->fd = ring->obs.holder.fd;
+	t->ino = ring->obs.holder.ino;
 }
 
 static void entry_of(const struct ut_ring *ring, struct journal_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 	e->ctx = ring->ctx;
-	e->pid = ring->holder.pid;
-	e->start_boottime = ring->holder.start_boottime;
-	e->fd = ring->holder.fd;
-	e->ino = ring->holder.ino;
-	e->enabled = ring->napi.enabled;
-	e->busy_poll_us = ring->napi.busy_poll_ns / 1000;
-	e->prefer = ring->napi.prefer;
-	e->track_mode = ring->napi.track_mode;
+	e->pid = ring->obs.holder.pid;
+	e->start_boottime = ring->obs.holder.start_boottime;
+	e->fd = ring->obs.holder.fd;
+	e->ino = ring->obs.holder.ino;
+	e->enabled = ring->obs.napi.enabled;
+	e->busy_poll_us = ring->obs.napi.busy_poll_ns / 1000;
+	e->prefer = ring->obs.napi.prefer;
+	e->track_mode = ring->obs.napi.track_mode;
 }
 
 /* what status shows as the ring's NAPI state until the next sweep or event */
 static void napi_from_setting(struct ut_ring *ring, const struct tuner_setting *s)
 {
-	ring->napi.enabled = s->enabled;
-	ring->napi.busy_poll_ns = s->enabled ? (uint64_t)s->busy_poll_us * 1000 : 0;
-	ring->napi.prefer = s->enabled && s->prefer;
-	ring->napi.track_mode = !s->enabled ? UT_TRACK_INACTIVE :
+	ring->obs.napi.enabled = s->enabled;
+	ring->obs.napi.busy_poll_ns = s->enabled ? (uint64_t)s->busy_poll_us * 1000 : 0;
+	ring->obs.napi.prefer = s->enabled && s->prefer;
+	ring->obs.napi.track_mode = !s->enabled ? UT_TRACK_INACTIVE :
 				s->static_ids ? UT_TRACK_STATIC : UT_TRACK_DYNAMIC;
 }
 
@@ -103,10 +103,10 @@ static bool selected(const struct ut_daemon *d, const struct ut_ring *ring)
 {
 	const char *why;
 
-	if (tuning_selects(d, ring->holder.pid, ring->holder.comm, &why))
+	if (tuning_selects(d, ring->obs.holder.pid, ring->obs.holder.comm, &why))
 		return true;
-	log_debug("ring pid=%d comm=%s fd=%d not tuned: %s", ring->holder.pid,
-		  ring->holder.comm, ring->holder.fd, why);
+	log_debug("ring pid=%d comm=%s fd=%d not tuned: %s", ring->obs.holder.pid,
+		  ring->obs.holder.comm, ring->obs.holder.fd, why);
 	return false;
 }
 
@@ -116,11 +116,11 @@ static bool eligible(const struct ut_daemon *d, const struct ut_ring *ring)
 
 	if (d->cfg.mode != UT_MODE_TUNE || !d->tuning_ready)
 		return false;
-	if (ring->managed_by != UT_MANAGED_NONE || ring->pinned || ring->hands_off ||
-	    ring->refused || ring->napi.enabled || ring->holder.pid == d->self_pid ||
-	    ring->holder.fd < 0)
+	if (ring->tune.managed_by != UT_MANAGED_NONE || ring->tune.pinned || ring->tune.hands_off ||
+	    ring->tune.refused || ring->obs.napi.enabled || ring->obs.holder.pid == d->self_pid ||
+	    ring->obs.holder.fd < 0)
 		return false;
-	if (!ring_tunable(ring->setup_flags, d->napi_supported, ring->managed_by, &reason))
+	if (!ring_tunable(ring->obs.setup_flags, d->napi_supported, ring->tune.managed_by, &reason))
 		return false;
 	return selected(d, ring);
 }
@@ -132,34 +132,34 @@ static bool eligible(const struct ut_daemon *d, const struct ut_ring *ring)
 static void refused(struct ut_daemon *d, struct ut_ring *ring, int ret, const char *err)
 {
 	d->actions_failed++;
-	ring->refused = true;
+	ring->tune.refused = true;
 	if (ret == -ESRCH || ret == -ESTALE) {
 		log_debug("ring pid=%d fd=%d went away before it could be changed: %s",
-			  ring->holder.pid, ring->holder.fd, err);
-		snprintf(ring->tune_error, sizeof(ring->tune_error), "ring went away: %s", err);
+			  ring->obs.holder.pid, ring->obs.holder.fd, err);
+		snprintf(ring->tune.error, sizeof(ring->tune.error), "ring went away: %s", err);
 		return;
 	}
-	snprintf(ring->tune_error, sizeof(ring->tune_error), "%s", err);
+	snprintf(ring->tune.error, sizeof(ring->tune.error), "%s", err);
 	log_warn("ring pid=%d comm=%s fd=%d: the kernel refused a NAPI change: %s; "
-		 "leaving this ring alone", ring->holder.pid, ring->holder.comm,
-		 ring->holder.fd, err);
+		 "leaving this ring alone", ring->obs.holder.pid, ring->obs.holder.comm,
+		 ring->obs.holder.fd, err);
 }
 
 static bool same_ring(const struct ut_ring *ring, const struct journal_entry *e)
 {
-	return ring->holder.pid == e->pid && ring->holder.fd == e->fd &&
-	       (!e->ino || ring->holder.ino == e->ino) &&
-	       (!e->start_boottime || ring->holder.start_boottime == e->start_boottime);
+	return ring->obs.holder.pid == e->pid && ring->obs.holder.fd == e->fd &&
+	       (!e->ino || ring->obs.holder.ino == e->ino) &&
+	       (!e->start_boottime || ring->obs.holder.start_boottime == e->start_boottime);
 }
 
 static void took(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_setting *s)
 {
 	d->actions_ok++;
-	tuner_applied(&ring->tuner, s, now_ns());
-	if (!ring->reaction_ns)
-		ring->reaction_ns = ring->tuner.last_change_ns - ring->first_seen_ns;
-	ring->managed_by = UT_MANAGED_URINGTUNE;
-	ring->tune_error[0] = '\0';
+	tuner_applied(&ring->tune.tuner, s, now_ns());
+	if (!ring->tune.reaction_ns)
+		ring->tune.reaction_ns = ring->tune.tuner.last_change_ns - ring->obs.first_seen_ns;
+	ring->tune.managed_by = UT_MANAGED_URINGTUNE;
+	ring->tune.error[0] = '\0';
 	/* through the agent: the register event says when it landed */
 	if (!agent_server_drives(ring))
 		napi_from_setting(ring, s);
@@ -199,10 +199,10 @@ static int take(struct ut_daemon *d, struct ut_ring *ring, const struct tuner_se
 		ret = journal_put(&d->journal, &e);
 		if (ret) {
 			/* never a change without a way back */
-			snprintf(ring->tune_error, sizeof(ring->tune_error),
+			snprintf(ring->tune.error, sizeof(ring->tune.error),
 				 "cannot write the journal: %s", strerror(-ret));
 			log_err("ring pid=%d fd=%d not tuned: writing journal %s: %s",
-				ring->holder.pid, ring->holder.fd, d->journal.path, strerror(-ret));
+				ring->obs.holder.pid, ring->obs.holder.fd, d->journal.path, strerror(-ret));
 			d->actions_failed++;
 			return ret;
 		}
@@ -231,22 +231,22 @@ void tuning_ring_seen(struct ut_daemon *d, struct ut_ring *ring)
 {
 	uint64_t *q;
 
-	if (ring->queued || !eligible(d, ring))
+	if (ring->tune.queued || !eligible(d, ring))
 		return;
 	if (d->n_take == d->cap_take) {
 		size_t cap = d->cap_take ? 2 * d->cap_take : 64;
 
 		q = reallocarray(d->take_queue, cap, sizeof(*q));
 		if (!q) {
-			log_err("out of memory queueing ring pid=%d fd=%d", ring->holder.pid,
-				ring->holder.fd);
+			log_err("out of memory queueing ring pid=%d fd=%d", ring->obs.holder.pid,
+				ring->obs.holder.fd);
 			return;
 		}
 		d->take_queue = q;
 		d->cap_take = cap;
 	}
 	d->take_queue[d->n_take++] = ring->ctx;
-	ring->queued = true;
+	ring->tune.queued = true;
 }
 
 
@@ -280,9 +280,9 @@ void tuning_flush(struct ut_daemon *d)
 		struct journal_entry *old;
 
 		/* queued once per ring: a ring queued twice is taken once */
-		if (!ring || !ring->queued)
+		if (!ring || !ring->tune.queued)
 			continue;
-		ring->queued = false;
+		ring->tune.queued = false;
 		/* the ring may have changed hands since it was queued */
 		if (!eligible(d, ring))
 			continue;
@@ -303,7 +303,7 @@ void tuning_flush(struct ut_daemon *d)
 		log_err("%zu rings not tuned: writing journal %s: %s", n, d->journal.path,
 			strerror(-ret));
 		for (i = 0; i < n; i++)
-			snprintf(rings[i]->tune_error, sizeof(rings[i]->tune_error),
+			snprintf(rings[i]->tune.error, sizeof(rings[i]->tune.error),
 				 "cannot write the journal: %s", strerror(-ret));
 		d->actions_failed += n;
 		goto out;
@@ -311,9 +311,9 @@ void tuning_flush(struct ut_daemon *d)
 	for (i = 0; i < n; i++) {
 		struct ut_ring *ring = rings[i];
 
-		tuner_initial(&d->cfg.napi, ring->stats.napi_ids,
-			      ring->have_stats ? count_ids(ring->stats.napi_ids) : 0, now_ns(),
-			      &ring->tuner, &s);
+		tuner_initial(&d->cfg.napi, ring->obs.stats.napi_ids,
+			      ring->obs.have_stats ? count_ids(ring->obs.stats.napi_ids) : 0, now_ns(),
+			      &ring->tune.tuner, &s);
 		target_of(ring, &t);
 		ret = actuator_apply(&t, &s, err, sizeof(err));
 		if (ret) {
@@ -323,7 +323,7 @@ void tuning_flush(struct ut_daemon *d)
 		}
 		took(d, ring, &s);
 		log_info("ring pid=%d comm=%s fd=%d: NAPI busy polling on, %u us%s, %s tracking",
-			 ring->holder.pid, ring->holder.comm, ring->holder.fd, s.busy_poll_us,
+			 ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd, s.busy_poll_us,
 			 s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
 	}
 	/* nothing was changed on those: their entries undo nothing */
@@ -348,22 +348,22 @@ void tuning_ring_gone(struct ut_daemon *d, const struct ut_ring *ring)
 
 void tuning_app_took_over(struct ut_daemon *d, struct ut_ring *ring)
 {
-	ring->pinned = false;
-	memset(&ring->tuner, 0, sizeof(ring->tuner));
+	ring->tune.pinned = false;
+	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
 	if (!journal_find(&d->journal, ring->ctx))
 		return;
 	/* the application's choice stands: nothing is restored over it */
 	if (journal_drop(&d->journal, ring->ctx))
 		log_err("ring pid=%d fd=%d: dropping its journal entry failed",
-			ring->holder.pid, ring->holder.fd);
+			ring->obs.holder.pid, ring->obs.holder.fd);
 	log_info("ring pid=%d comm=%s fd=%d: its application took over NAPI; uringtune "
-		 "forgets its own change", ring->holder.pid, ring->holder.comm, ring->holder.fd);
+		 "forgets its own change", ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd);
 }
 
 /* statistics since the previous tick */
 static void input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in)
 {
-	const struct ut_ring_stats *a = &ring->stats, *b = &ring->last_stats;
+	const struct ut_ring_stats *a = &ring->obs.stats, *b = &ring->tune.last_stats;
 	memset(in, 0, sizeof(*in));
 	in->now_ns = now;
 	in->waits = a->waits - b->waits;
@@ -385,7 +385,7 @@ static void decide(struct ut_daemon *d, struct ut_ring *ring, uint64_t now)
 	int ret;
 
 	input_of(ring, now, &in);
-	if (tuner_decide(&d->cfg.napi, &ring->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
+	if (tuner_decide(&d->cfg.napi, &ring->tune.tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;
 	ret = apply(d, ring, &s, err, sizeof(err));
 	if (ret) {
@@ -393,12 +393,12 @@ static void decide(struct ut_daemon *d, struct ut_ring *ring, uint64_t now)
 		return;
 	}
 	d->actions_ok++;
-	tuner_applied(&ring->tuner, &s, now);
+	tuner_applied(&ring->tune.tuner, &s, now);
 	if (!agent_server_drives(ring))
 		napi_from_setting(ring, &s);
-	snprintf(ring->last_decision, sizeof(ring->last_decision), "%s", why);
-	log_info("ring pid=%d comm=%s fd=%d: %s", ring->holder.pid, ring->holder.comm,
-		 ring->holder.fd, why);
+	snprintf(ring->tune.last_decision, sizeof(ring->tune.last_decision), "%s", why);
+	log_info("ring pid=%d comm=%s fd=%d: %s", ring->obs.holder.pid, ring->obs.holder.comm,
+		 ring->obs.holder.fd, why);
 }
 
 void tuning_tick(struct ut_daemon *d)
@@ -408,19 +408,19 @@ void tuning_tick(struct ut_daemon *d)
 	size_t i;
 
 	registry_for_each(&d->reg, i, ring) {
-		if (ring->managed_by == UT_MANAGED_URINGTUNE) {
+		if (ring->tune.managed_by == UT_MANAGED_URINGTUNE) {
 			/* an IOPOLL ring is uringtune's for hybrid polling only: no NAPI */
-			if (d->cfg.mode == UT_MODE_TUNE && ring->have_stats &&
-			    ring->have_last_stats && !ring->pinned && !ring->refused &&
-			    !(ring->setup_flags & UT_SETUP_IOPOLL))
+			if (d->cfg.mode == UT_MODE_TUNE && ring->obs.have_stats &&
+			    ring->tune.have_last_stats && !ring->tune.pinned && !ring->tune.refused &&
+			    !(ring->obs.setup_flags & UT_SETUP_IOPOLL))
 				decide(d, ring, now);
 		} else {
 			/* an idle ring has no statistics yet: eligible all the same */
 			tuning_ring_seen(d, ring);
 		}
-		if (ring->have_stats) {
-			ring->last_stats = ring->stats;
-			ring->have_last_stats = true;
+		if (ring->obs.have_stats) {
+			ring->tune.last_stats = ring->obs.stats;
+			ring->tune.have_last_stats = true;
 		}
 	}
 }
@@ -448,13 +448,13 @@ static int restore_ring(struct ut_daemon *d, const struct journal_entry *e)
 		log_info("ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid, copy.fd,
 			 copy.enabled ? "enabled" : "disabled");
 	if (ring) {
-		ring->managed_by = UT_MANAGED_NONE;
-		ring->pinned = false;
-		memset(&ring->tuner, 0, sizeof(ring->tuner));
-		ring->napi.enabled = copy.enabled;
-		ring->napi.busy_poll_ns = copy.enabled ? (uint64_t)copy.busy_poll_us * 1000 : 0;
-		ring->napi.prefer = copy.prefer;
-		ring->napi.track_mode = copy.track_mode;
+		ring->tune.managed_by = UT_MANAGED_NONE;
+		ring->tune.pinned = false;
+		memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
+		ring->obs.napi.enabled = copy.enabled;
+		ring->obs.napi.busy_poll_ns = copy.enabled ? (uint64_t)copy.busy_poll_us * 1000 : 0;
+		ring->obs.napi.prefer = copy.prefer;
+		ring->obs.napi.track_mode = copy.track_mode;
 	}
 	return 0;
 }
@@ -500,11 +500,11 @@ void tuning_readopt(struct ut_ring *ring, uint64_t now, struct tuner_setting *cu
 	/* still as uringtune left it: carry on from the kernel's state */
 	memset(cur, 0, sizeof(*cur));
 	cur->enabled = true;
-	cur->busy_poll_us = ring->napi.busy_poll_ns / 1000;
-	cur->prefer = ring->napi.prefer;
-	cur->static_ids = ring->napi.track_mode == UT_TRACK_STATIC;
-	tuner_applied(&ring->tuner, cur, now);
-	ring->managed_by = UT_MANAGED_URINGTUNE;
+	cur->busy_poll_us = ring->obs.napi.busy_poll_ns / 1000;
+	cur->prefer = ring->obs.napi.prefer;
+	cur->static_ids = ring->obs.napi.track_mode == UT_TRACK_STATIC;
+	tuner_applied(&ring->tune.tuner, cur, now);
+	ring->tune.managed_by = UT_MANAGED_URINGTUNE;
 }
 
 void tuning_settle_journal(struct ut_daemon *d)
@@ -521,12 +521,12 @@ void tuning_settle_journal(struct ut_daemon *d)
 			journal_drop(&d->journal, e.ctx);
 			continue;
 		}
-		if (d->cfg.mode == UT_MODE_TUNE && ring->napi.enabled) {
+		if (d->cfg.mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
 			struct tuner_setting cur;
 
 			tuning_readopt(ring, now, &cur);
 			log_info("journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)", e.pid,
-				 ring->holder.comm, e.fd, cur.busy_poll_us);
+				 ring->obs.holder.comm, e.fd, cur.busy_poll_us);
 			continue;
 		}
 		restore_entry(d, &e);
@@ -566,33 +566,33 @@ int tuning_set(struct ut_daemon *d, pid_t pid, int fd, const struct tuner_settin
 		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
 		return -ENOENT;
 	}
-	if (!ring_tunable_agent(ring->setup_flags, d->napi_supported, ring->managed_by,
+	if (!ring_tunable_agent(ring->obs.setup_flags, d->napi_supported, ring->tune.managed_by,
 				agent_server_drives(ring), &reason)) {
 		snprintf(err, errlen, "ring pid %d fd %d cannot be tuned: %s", pid, fd, reason);
 		return -EPERM;
 	}
 	if (s->static_ids) {
-		s->n_ids = count_ids(ring->stats.napi_ids);
-		memcpy(s->ids, ring->stats.napi_ids, sizeof(s->ids));
-		if (!ring->have_stats || !s->n_ids) {
+		s->n_ids = count_ids(ring->obs.stats.napi_ids);
+		memcpy(s->ids, ring->obs.stats.napi_ids, sizeof(s->ids));
+		if (!ring->obs.have_stats || !s->n_ids) {
 			snprintf(err, errlen, "--static: no NAPI ID seen on ring pid %d fd %d yet "
 				 "(it needs traffic first)", pid, fd);
 			return -EAGAIN;
 		}
 	}
-	ring->refused = false;
+	ring->tune.refused = false;
 	ret = take(d, ring, s);
 	if (ret) {
-		snprintf(err, errlen, "%s", ring->tune_error);
+		snprintf(err, errlen, "%s", ring->tune.error);
 		return ret;
 	}
-	ring->pinned = true;
-	ring->hands_off = false;
-	snprintf(ring->last_decision, sizeof(ring->last_decision),
+	ring->tune.pinned = true;
+	ring->tune.hands_off = false;
+	snprintf(ring->tune.last_decision, sizeof(ring->tune.last_decision),
 		 "pinned by uringtune set: %u us%s%s", s->busy_poll_us,
 		 s->prefer ? ", prefer" : "", s->static_ids ? ", static" : "");
-	log_info("ring pid=%d comm=%s fd=%d: %s", pid, ring->holder.comm, fd,
-		 ring->last_decision);
+	log_info("ring pid=%d comm=%s fd=%d: %s", pid, ring->obs.holder.comm, fd,
+		 ring->tune.last_decision);
 	return 0;
 }
 
@@ -605,15 +605,15 @@ static int reset_agent_ring(struct ut_daemon *d, struct ut_ring *ring, char *err
 	static const struct tuner_setting off = { .enabled = false };
 	int ret;
 
-	if (ring->managed_by != UT_MANAGED_URINGTUNE)
+	if (ring->tune.managed_by != UT_MANAGED_URINGTUNE)
 		return 0;
 	ret = agent_server_publish(d, ring, &off, err, errlen);
 	if (ret)
 		return ret;
-	ring->managed_by = UT_MANAGED_NONE;
-	memset(&ring->tuner, 0, sizeof(ring->tuner));
+	ring->tune.managed_by = UT_MANAGED_NONE;
+	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
 	log_info("ring pid=%d comm=%s fd=%d: NAPI off through its agent, at the ring's next "
-		 "submit or wait", ring->holder.pid, ring->holder.comm, ring->holder.fd);
+		 "submit or wait", ring->obs.holder.pid, ring->obs.holder.comm, ring->obs.holder.fd);
 	return 0;
 }
 
@@ -629,7 +629,7 @@ int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errle
 		registry_for_each(&d->reg, i, ring) {
 			if (agent_server_drives(ring) && reset_agent_ring(d, ring, err, errlen))
 				failed++;
-			ring->hands_off = true;
+			ring->tune.hands_off = true;
 		}
 		if (failed) {
 			snprintf(err, errlen, "%d rings could not be restored (see the daemon's log)",
@@ -643,8 +643,8 @@ int tuning_reset(struct ut_daemon *d, pid_t pid, int fd, char *err, size_t errle
 		snprintf(err, errlen, "no io_uring ring at pid %d fd %d", pid, fd);
 		return -ENOENT;
 	}
-	ring->hands_off = true;
-	ring->pinned = false;
+	ring->tune.hands_off = true;
+	ring->tune.pinned = false;
 	if (agent_server_drives(ring))
 		return reset_agent_ring(d, ring, err, errlen);
 	e = journal_find(&d->journal, ring->ctx);

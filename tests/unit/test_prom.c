@@ -79,10 +79,10 @@ static struct ut_ring *add_ring(uint64_t ctx, pid_t pid, int fd, const char *com
 		fprintf(stderr, "test_prom: registry_add: out of memory\n");
 		exit(2);
 	}
-	ring->holder.pid = pid;
-	ring->holder.fd = fd;
-	memcpy(ring->holder.comm, comm, comm_len);
-	ring->first_seen_ns = ctx;
+	ring->obs.holder.pid = pid;
+	ring->obs.holder.fd = fd;
+	memcpy(ring->obs.holder.comm, comm, comm_len);
+	ring->obs.first_seen_ns = ctx;
 	return ring;
 }
 
@@ -112,35 +112,35 @@ static void daemon_setup(void)
 	d.export_errors = 4;
 
 	a = add_ring(0x1000, 100, 4, "pingpong", sizeof("pingpong"));
-	a->napi.enabled = 1;
-	a->napi.busy_poll_ns = 50000;
-	a->napi.prefer = 1;
-	a->managed_by = UT_MANAGED_APP;
-	a->have_stats = true;
-	a->stats.waits = 1000;
-	a->stats.waits_nosleep = 990;
-	a->stats.busy_windows = 900;
-	a->stats.busy_paid = 890;
+	a->obs.napi.enabled = 1;
+	a->obs.napi.busy_poll_ns = 50000;
+	a->obs.napi.prefer = 1;
+	a->tune.managed_by = UT_MANAGED_APP;
+	a->obs.have_stats = true;
+	a->obs.stats.waits = 1000;
+	a->obs.stats.waits_nosleep = 990;
+	a->obs.stats.busy_windows = 900;
+	a->obs.stats.busy_paid = 890;
 
 	b = add_ring(0x2000, 100, 7, ODD_COMM, sizeof(ODD_COMM));
-	b->setup_flags = UT_SETUP_SQPOLL | UT_SETUP_SINGLE_ISSUER;
+	b->obs.setup_flags = UT_SETUP_SQPOLL | UT_SETUP_SINGLE_ISSUER;
 	/* a copy from before its map slot went: not to be shown */
-	b->stats.waits = 77;
-	b->stats.busy_windows = 5;
+	b->obs.stats.waits = 77;
+	b->obs.stats.busy_windows = 5;
 
 	c = add_ring(0x3000, 200, 3, "nginx", sizeof("nginx"));
-	c->napi.enabled = 1;
-	c->napi.busy_poll_ns = 2000000000ULL + 1;
-	c->managed_by = UT_MANAGED_URINGTUNE;
-	c->have_stats = true;
-	c->stats.waits = 5;
-	c->stats.busy_windows = 20;
-	c->stats.busy_paid = 16;
-	c->stats.busy_hist[0] = 3;
-	c->stats.busy_hist[9] = 5;
-	c->stats.busy_hist[20] = 7;
-	c->stats.busy_hist[31] = 1;
-	c->stats.busy_ns = 1234567891;
+	c->obs.napi.enabled = 1;
+	c->obs.napi.busy_poll_ns = 2000000000ULL + 1;
+	c->tune.managed_by = UT_MANAGED_URINGTUNE;
+	c->obs.have_stats = true;
+	c->obs.stats.waits = 5;
+	c->obs.stats.busy_windows = 20;
+	c->obs.stats.busy_paid = 16;
+	c->obs.stats.busy_hist[0] = 3;
+	c->obs.stats.busy_hist[9] = 5;
+	c->obs.stats.busy_hist[20] = 7;
+	c->obs.stats.busy_hist[31] = 1;
+	c->obs.stats.busy_ns = 1234567891;
 }
 
 /* prom_format() into a malloc'ed string, NULL on failure */
@@ -424,8 +424,8 @@ UT_TEST(histogram_from_first_window)
 	daemon_setup();
 	a = registry_find(&d.reg, 0x1000);
 	UT_ASSERT(a);
-	a->stats.busy_windows = 0;
-	a->stats.busy_paid = 0;
+	a->obs.stats.busy_windows = 0;
+	a->obs.stats.busy_paid = 0;
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), 8);
@@ -435,7 +435,7 @@ UT_TEST(histogram_from_first_window)
 	free(out);
 
 	/* one window, none paid: every bucket, all zero */
-	a->stats.busy_windows = 1;
+	a->obs.stats.busy_windows = 1;
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), 8 + UT_HIST_SLOTS + 3);
@@ -490,7 +490,7 @@ UT_TEST(histogram)
 		UT_ASSERT_EQ_INT((long long)(le_v * 1e9 + 0.5), (2LL << slot) - 1);
 		if (le_strings[slot])
 			UT_ASSERT_STR_EQ(le_str, le_strings[slot]);
-		count += c->stats.busy_hist[slot];
+		count += c->obs.stats.busy_hist[slot];
 		UT_ASSERT_EQ_INT(v, count);
 		slot++;
 	}
@@ -556,15 +556,15 @@ UT_TEST(one_series_per_pid_fd)
 	/* ctx orders them in the registry's sort; first_seen_ns says which is newer */
 	old = add_ring(0x500, 300, 9, "old", sizeof("old"));
 	new = add_ring(0x400, 300, 9, "new", sizeof("new"));
-	old->first_seen_ns = 1;
-	new->first_seen_ns = 2;
+	old->obs.first_seen_ns = 1;
+	new->obs.first_seen_ns = 2;
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "pid=\"300\""), 4);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"new\""), 4);
 	free(out);
 
-	old->first_seen_ns = 3;
+	old->obs.first_seen_ns = 3;
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "pid=\"300\""), 4);
@@ -643,13 +643,13 @@ UT_TEST(promtool_accepts)
 
 		snprintf(comm, sizeof(comm), "w\xe2\x82%d\"\\", i);
 		r = add_ring(0x10000 + i, 1000 + i, 3 + i % 4, comm, sizeof(comm));
-		r->have_stats = i % 3 != 0;
-		r->stats.waits = UINT64_MAX - i;
-		r->stats.waits_nosleep = i;
-		r->stats.busy_ns = UINT64_MAX;
+		r->obs.have_stats = i % 3 != 0;
+		r->obs.stats.waits = UINT64_MAX - i;
+		r->obs.stats.waits_nosleep = i;
+		r->obs.stats.busy_ns = UINT64_MAX;
 		for (int s = 0; s < UT_HIST_SLOTS; s++)
-			r->stats.busy_hist[s] = (uint64_t)i * s;
-		r->napi.busy_poll_ns = 10000ULL * 1000 * i;
+			r->obs.stats.busy_hist[s] = (uint64_t)i * s;
+		r->obs.napi.busy_poll_ns = 10000ULL * 1000 * i;
 	}
 	out = format();
 	if (!out || write_text(path, out)) {

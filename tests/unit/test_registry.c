@@ -136,7 +136,7 @@ static void on_remove(const struct ut_ring *ring, void *arg)
 
 	if (r->calls < 8) {
 		r->ctx[r->calls] = ring->ctx;
-		r->pid[r->calls] = ring->holder.pid;
+		r->pid[r->calls] = ring->obs.holder.pid;
 	}
 	r->calls++;
 }
@@ -289,9 +289,9 @@ UT_TEST(add_find_remove)
 	UT_ASSERT(ra && rb && rc);
 	UT_ASSERT(ra != rb && rb != rc && ra != rc);
 	UT_ASSERT(ra->ctx == a && rb->ctx == b && rc->ctx == c);
-	UT_ASSERT_EQ_INT(ra->managed_by, UT_MANAGED_NONE);
-	UT_ASSERT_EQ_INT(ra->holder.pid, 0);
-	UT_ASSERT(!ra->have_stats);
+	UT_ASSERT_EQ_INT(ra->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ra->obs.holder.pid, 0);
+	UT_ASSERT(!ra->obs.have_stats);
 	UT_ASSERT_EQ_INT(reg.count, 3);
 
 	UT_ASSERT(registry_find(&reg, a) == ra);
@@ -300,9 +300,9 @@ UT_TEST(add_find_remove)
 	UT_ASSERT(registry_find(&reg, missing) == NULL);
 
 	/* adding a known key hands back the same ring, untouched */
-	ra->holder.pid = 42;
+	ra->obs.holder.pid = 42;
 	UT_ASSERT(registry_add(&reg, a) == ra);
-	UT_ASSERT_EQ_INT(ra->holder.pid, 42);
+	UT_ASSERT_EQ_INT(ra->obs.holder.pid, 42);
 	UT_ASSERT_EQ_INT(reg.count, 3);
 
 	/* 0 is no ring address */
@@ -329,7 +329,7 @@ UT_TEST(add_find_remove)
 	/* a key added again is a fresh ring */
 	rb = registry_add(&reg, b);
 	UT_ASSERT(rb != NULL && rb->ctx == b);
-	UT_ASSERT_EQ_INT(rb->holder.pid, 0);
+	UT_ASSERT_EQ_INT(rb->obs.holder.pid, 0);
 	UT_ASSERT_EQ_INT(reg.count, 3);
 
 	registry_free(&reg);
@@ -432,15 +432,15 @@ UT_TEST(sorted_by_pid_then_fd)
 		struct ut_ring *ring = registry_add(&reg, SLAB_BASE + (NR - i) * 0x1000);
 
 		UT_ASSERT(ring != NULL);
-		ring->holder.pid = holders[i].pid;
-		ring->holder.fd = holders[i].fd;
+		ring->obs.holder.pid = holders[i].pid;
+		ring->obs.holder.fd = holders[i].fd;
 	}
 	v = registry_sorted(&reg, &n);
 	UT_ASSERT(v != NULL);
 	UT_ASSERT_EQ_INT(n, NR);
 	for (size_t i = 0; i < NR; i++) {
-		UT_ASSERT_EQ_INT(v[i]->holder.pid, want[i][0]);
-		UT_ASSERT_EQ_INT(v[i]->holder.fd, want[i][1]);
+		UT_ASSERT_EQ_INT(v[i]->obs.holder.pid, want[i][0]);
+		UT_ASSERT_EQ_INT(v[i]->obs.holder.fd, want[i][1]);
 		UT_ASSERT(registry_find(&reg, v[i]->ctx) == v[i]);
 	}
 	free(v);
@@ -458,23 +458,23 @@ UT_TEST(sorted_many)
 	for (i = 0; i < N; i++) {
 		ring = registry_add(&reg, SLAB_BASE + i * 0x800);
 		UT_ASSERT(ring != NULL);
-		ring->holder.pid = 1 + rnd() % 50;
-		ring->holder.fd = rnd() % 300;
+		ring->obs.holder.pid = 1 + rnd() % 50;
+		ring->obs.holder.fd = rnd() % 300;
 	}
 	v = registry_sorted(&reg, &n);
 	UT_ASSERT(v != NULL);
 	UT_ASSERT_EQ_INT(n, N);
 	for (i = 1; i < n; i++) {
-		UT_ASSERT(v[i - 1]->holder.pid <= v[i]->holder.pid);
-		if (v[i - 1]->holder.pid == v[i]->holder.pid)
-			UT_ASSERT(v[i - 1]->holder.fd <= v[i]->holder.fd);
+		UT_ASSERT(v[i - 1]->obs.holder.pid <= v[i]->obs.holder.pid);
+		if (v[i - 1]->obs.holder.pid == v[i]->obs.holder.pid)
+			UT_ASSERT(v[i - 1]->obs.holder.fd <= v[i]->obs.holder.fd);
 	}
 	/* each ring exactly once */
 	registry_for_each(&reg, i, ring)
-		ring->sweep_gen = 0;
+		ring->obs.sweep_gen = 0;
 	for (i = 0; i < n; i++) {
-		UT_ASSERT_EQ_INT(v[i]->sweep_gen, 0);
-		v[i]->sweep_gen = 1;
+		UT_ASSERT_EQ_INT(v[i]->obs.sweep_gen, 0);
+		v[i]->obs.sweep_gen = 1;
 	}
 	free(v);
 	registry_free(&reg);
@@ -514,34 +514,34 @@ UT_TEST(sweep_adds_and_removes)
 
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 100);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 5);
-	UT_ASSERT_EQ_INT(ring->holder.ino, ra.ino);
-	UT_ASSERT_EQ_INT(ring->holder.start_boottime, ra.start_boottime);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "alpha");
-	UT_ASSERT_EQ_INT(ring->setup_flags, UT_SETUP_SQPOLL | UT_SETUP_SQ_AFF);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 12345);
-	UT_ASSERT_EQ_INT(ring->napi.supported, 1);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 0);
-	UT_ASSERT_EQ_INT(ring->napi.prefer, 1);
-	UT_ASSERT_EQ_INT(ring->napi.track_mode, UT_TRACK_STATIC);
-	UT_ASSERT_EQ_INT(ring->n_kernel_ids, 2);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[0], 8193);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[1], 8194);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[2], 0);
-	UT_ASSERT_EQ_INT(ring->first_seen_ns, 1000);
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 100);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 5);
+	UT_ASSERT_EQ_INT(ring->obs.holder.ino, ra.ino);
+	UT_ASSERT_EQ_INT(ring->obs.holder.start_boottime, ra.start_boottime);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "alpha");
+	UT_ASSERT_EQ_INT(ring->obs.setup_flags, UT_SETUP_SQPOLL | UT_SETUP_SQ_AFF);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 12345);
+	UT_ASSERT_EQ_INT(ring->obs.napi.supported, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 0);
+	UT_ASSERT_EQ_INT(ring->obs.napi.prefer, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.track_mode, UT_TRACK_STATIC);
+	UT_ASSERT_EQ_INT(ring->obs.n_kernel_ids, 2);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[0], 8193);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[1], 8194);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[2], 0);
+	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 1000);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 
 	ring = registry_find(&reg, b);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 200);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 3);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "bravo");
-	UT_ASSERT_EQ_INT(ring->setup_flags, UT_SETUP_COOP_TASKRUN);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 1);
-	UT_ASSERT_EQ_INT(ring->n_kernel_ids, UT_MAX_NAPI_IDS + 3);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[UT_MAX_NAPI_IDS - 1], 9000 + UT_MAX_NAPI_IDS - 1);
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 200);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 3);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "bravo");
+	UT_ASSERT_EQ_INT(ring->obs.setup_flags, UT_SETUP_COOP_TASKRUN);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
+	UT_ASSERT_EQ_INT(ring->obs.n_kernel_ids, UT_MAX_NAPI_IDS + 3);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[UT_MAX_NAPI_IDS - 1], 9000 + UT_MAX_NAPI_IDS - 1);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
 
 	/* B is gone from the next sweep */
 	registry_sweep_begin(&reg);
@@ -555,7 +555,7 @@ UT_TEST(sweep_adds_and_removes)
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
 	/* still the first sighting */
-	UT_ASSERT_EQ_INT(ring->first_seen_ns, 1000);
+	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 1000);
 
 	/* and A from the one after: a NULL callback is allowed */
 	registry_sweep_begin(&reg);
@@ -590,12 +590,12 @@ UT_TEST(sweep_refreshes_known_ring)
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
 	/* 16 bytes without a NUL come out as 15 and a NUL */
-	UT_ASSERT_STR_EQ(ring->holder.comm, "after-a-very-lo");
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 1);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 777);
-	UT_ASSERT_EQ_INT(ring->n_kernel_ids, 1);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[0], 4242);
-	UT_ASSERT_EQ_INT(ring->first_seen_ns, 1000);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "after-a-very-lo");
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 777);
+	UT_ASSERT_EQ_INT(ring->obs.n_kernel_ids, 1);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[0], 4242);
+	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 1000);
 	registry_free(&reg);
 }
 
@@ -677,7 +677,7 @@ UT_TEST(sweep_end_with_colliding_rings)
 		}
 		UT_ASSERT_EQ_INT(hits[k], 0);
 		UT_ASSERT(ring != NULL);
-		UT_ASSERT_EQ_INT(ring->holder.pid, k % 9 ? 1000 + k : 5000 + k);
+		UT_ASSERT_EQ_INT(ring->obs.holder.pid, k % 9 ? 1000 + k : 5000 + k);
 	}
 	registry_free(&reg);
 }
@@ -702,25 +702,25 @@ UT_TEST(sweep_switches_to_other_holder)
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 101);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 4);
-	UT_ASSERT_EQ_INT(ring->holder.ino, child.ino);
-	UT_ASSERT_EQ_INT(ring->holder.start_boottime, child.start_boottime);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "child");
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 4);
+	UT_ASSERT_EQ_INT(ring->obs.holder.ino, child.ino);
+	UT_ASSERT_EQ_INT(ring->obs.holder.start_boottime, child.start_boottime);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "child");
 
 	/* the child is the holder now: seeing the parent too changes nothing */
 	registry_sweep_begin(&reg);
 	UT_ASSERT(!registry_sweep_record(&reg, &parent, 3000));
 	UT_ASSERT(!registry_sweep_record(&reg, &child, 3000));
 	registry_sweep_end(&reg, 3000, NULL, NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 101);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "child");
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "child");
 
 	/* an alternative from an earlier sweep does not linger */
 	registry_sweep_begin(&reg);
 	UT_ASSERT(!registry_sweep_record(&reg, &child, 4000));
 	registry_sweep_end(&reg, 4000, NULL, NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 101);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
 	UT_ASSERT_EQ_INT(reg.count, 1);
 	registry_free(&reg);
 }
@@ -756,14 +756,14 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 
 	ring = registry_find(&reg, b);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 300);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 6);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "owner-b");
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 300);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 6);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "owner-b");
 	ring = registry_find(&reg, c);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 400);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 8);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "owner-c");
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 400);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 8);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "owner-c");
 
 	/* only the dup left: the holder's fd is gone, the dup takes over */
 	registry_sweep_begin(&reg);
@@ -771,8 +771,8 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 	registry_sweep_end(&reg, 3000, NULL, NULL);
 	ring = registry_find(&reg, c);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 400);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 11);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 400);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 11);
 	UT_ASSERT(registry_find(&reg, b) == NULL);
 	registry_free(&reg);
 }
@@ -790,8 +790,8 @@ UT_TEST(sweep_new_ring_managed_by)
 	UT_ASSERT(registry_sweep_record(&reg, &r_on, 1000));
 	UT_ASSERT(registry_sweep_record(&reg, &r_off, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
-	UT_ASSERT_EQ_INT(registry_find(&reg, on)->managed_by, UT_MANAGED_APP);
-	UT_ASSERT_EQ_INT(registry_find(&reg, off)->managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(registry_find(&reg, on)->tune.managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(registry_find(&reg, off)->tune.managed_by, UT_MANAGED_NONE);
 	registry_free(&reg);
 }
 
@@ -846,17 +846,17 @@ UT_TEST(on_create_fills_ring)
 	UT_ASSERT(ring != NULL);
 	UT_ASSERT(registry_find(&reg, a) == ring);
 	UT_ASSERT_EQ_INT(reg.count, 1);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 321);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 9);
-	UT_ASSERT_EQ_INT(ring->holder.ino, 8888);
-	UT_ASSERT_EQ_INT(ring->holder.start_boottime, ev.start_boottime);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "sixteen-chars-x");
-	UT_ASSERT_EQ_INT(ring->setup_flags, UT_SETUP_SQPOLL | UT_SETUP_CQSIZE);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 99);
-	UT_ASSERT_EQ_INT(ring->napi.prefer, 1);
-	UT_ASSERT_EQ_INT(ring->napi.supported, 1);
-	UT_ASSERT_EQ_INT(ring->first_seen_ns, 4242);
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 321);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 9);
+	UT_ASSERT_EQ_INT(ring->obs.holder.ino, 8888);
+	UT_ASSERT_EQ_INT(ring->obs.holder.start_boottime, ev.start_boottime);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "sixteen-chars-x");
+	UT_ASSERT_EQ_INT(ring->obs.setup_flags, UT_SETUP_SQPOLL | UT_SETUP_CQSIZE);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 99);
+	UT_ASSERT_EQ_INT(ring->obs.napi.prefer, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.supported, 1);
+	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 4242);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 
 	/* no ring address, no ring */
 	ev.ctx = 0;
@@ -885,35 +885,35 @@ UT_TEST(on_create_replaces_reused_address)
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_APP);
-	ring->have_stats = true;
-	ring->stats.waits = 17;
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	ring->obs.have_stats = true;
+	ring->obs.stats.waits = 17;
 
 	ring = registry_on_create(&reg, &ev, 31);
 	UT_ASSERT(ring != NULL);
 	UT_ASSERT(registry_find(&reg, a) == ring);
 	UT_ASSERT_EQ_INT(reg.count, 2);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 200);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 7);
-	UT_ASSERT_EQ_INT(ring->holder.ino, 31);
-	UT_ASSERT_STR_EQ(ring->holder.comm, "new");
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
-	UT_ASSERT_EQ_INT(ring->n_kernel_ids, 0);
-	UT_ASSERT_EQ_INT(ring->kernel_napi_ids[0], 0);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 0);
-	UT_ASSERT(!ring->have_stats);
-	UT_ASSERT_EQ_INT(ring->stats.waits, 0);
-	UT_ASSERT_EQ_INT(ring->first_seen_ns, 5000);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 200);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 7);
+	UT_ASSERT_EQ_INT(ring->obs.holder.ino, 31);
+	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "new");
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.n_kernel_ids, 0);
+	UT_ASSERT_EQ_INT(ring->obs.kernel_napi_ids[0], 0);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 0);
+	UT_ASSERT(!ring->obs.have_stats);
+	UT_ASSERT_EQ_INT(ring->obs.stats.waits, 0);
+	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 5000);
 	UT_ASSERT(registry_find(&reg, other) != NULL);
 
 	/* the same after an event made it the application's */
 	UT_ASSERT(registry_on_napi_register(&reg, &reg_ev, 1));
-	UT_ASSERT_EQ_INT(registry_find(&reg, a)->managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(registry_find(&reg, a)->tune.managed_by, UT_MANAGED_APP);
 	ev.tgid = 201;
 	ring = registry_on_create(&reg, &ev, 32);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 201);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 201);
 	UT_ASSERT_EQ_INT(reg.count, 2);
 	registry_free(&reg);
 }
@@ -938,8 +938,8 @@ UT_TEST(on_create_during_sweep_of_old_ring)
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->holder.pid, 200);
-	UT_ASSERT_EQ_INT(ring->holder.fd, 7);
+	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 200);
+	UT_ASSERT_EQ_INT(ring->obs.holder.fd, 7);
 	registry_free(&reg);
 }
 
@@ -966,22 +966,22 @@ UT_TEST(napi_register_by_app)
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	ring = registry_on_create(&reg, &create, 0);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 0);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 0);
 
 	UT_ASSERT(registry_on_napi_register(&reg, &ev, 999));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_APP);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 50000);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 1);
-	UT_ASSERT_EQ_INT(ring->napi.prefer, 1);
-	UT_ASSERT_EQ_INT(ring->napi.track_mode, UT_TRACK_STATIC);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 50000);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.prefer, 1);
+	UT_ASSERT_EQ_INT(ring->obs.napi.track_mode, UT_TRACK_STATIC);
 
 	/* once only, but the state still follows the events */
 	ev = make_register(a, 100, 0, 20000);
 	ev.napi.prefer = 0;
 	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_APP);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 20000);
-	UT_ASSERT_EQ_INT(ring->napi.prefer, 0);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 20000);
+	UT_ASSERT_EQ_INT(ring->obs.napi.prefer, 0);
 	UT_ASSERT_EQ_INT(reg.count, 1);
 	registry_free(&reg);
 }
@@ -998,14 +998,14 @@ UT_TEST(napi_register_failed_call)
 	ring = registry_on_create(&reg, &create, 0);
 	UT_ASSERT(ring != NULL);
 	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 30000);
-	UT_ASSERT_EQ_INT(ring->napi.track_mode, UT_TRACK_STATIC);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 30000);
+	UT_ASSERT_EQ_INT(ring->obs.napi.track_mode, UT_TRACK_STATIC);
 
 	/* a positive result is no success either */
 	ev.ret = 1;
 	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 	registry_free(&reg);
 }
 
@@ -1022,16 +1022,16 @@ UT_TEST(napi_register_by_self)
 	ring = registry_on_create(&reg, &create, 0);
 	UT_ASSERT(ring != NULL);
 	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 777));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_NONE);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 64000);
-	UT_ASSERT_EQ_INT(ring->napi.enabled, 1);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 64000);
+	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
 
 	/* a ring uringtune manages stays so on its own calls */
-	ring->managed_by = UT_MANAGED_URINGTUNE;
+	ring->tune.managed_by = UT_MANAGED_URINGTUNE;
 	ev.napi.busy_poll_ns = 32000;
 	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 777));
-	UT_ASSERT_EQ_INT(ring->managed_by, UT_MANAGED_URINGTUNE);
-	UT_ASSERT_EQ_INT(ring->napi.busy_poll_ns, 32000);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 32000);
 	registry_free(&reg);
 }
 

@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One io_uring ring as uringtuned knows it: three parts, each with one
+ * writer. Everyone may read every part; only the named module writes it.
+ *
+ *   obs    what the kernel told us (events, sweeps, map values)
+ *          written by observe/registry.c (fed by observe/inventory.c)
+ *   tune   what uringtune did to it and why (taken, refused, pinned,
+ *          the tuner's memory, a decision on its way)
+ *          written by tune/lifecycle.c only
+ *   agent  how the in-process agent reaches it (its policy-page slot)
+ *          written by agent/agent_server.c only
+ */
+#ifndef UT_RING_H
+#define UT_RING_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "tunable.h"
+#include "tuner.h"
+#include "uringtune.h"
+
+struct ut_holder {
+	pid_t pid;
+	int fd;
+	uint64_t ino;
+	uint64_t start_boottime;
+	char comm[UT_COMM_LEN];
+};
+
+/* observation: registry.c */
+struct ring_obs {
+	struct ut_holder holder;	/* the process and fd status shows */
+	uint32_t setup_flags;
+	struct ut_napi_state napi;	/* newest of sweep, register event, our own change */
+	uint32_t kernel_napi_ids[UT_MAX_NAPI_IDS];
+	uint32_t n_kernel_ids;
+	struct ut_ring_stats stats;	/* last copy of the BPF map value */
+	bool have_stats;
+	struct ut_iopoll_stats iop;	/* IOPOLL rings: completion times */
+	bool have_iop;
+	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
+
+	/* sweep bookkeeping */
+	uint64_t sweep_gen;
+	bool holder_seen;
+	bool have_alt;
+	struct ut_holder alt;
+};
+
+/* tuning: lifecycle.c */
+struct ring_tune {
+	enum ut_managed_by managed_by;
+	struct tuner_state tuner;
+	struct ut_ring_stats last_stats;	/* at the previous tick, for deltas */
+	bool have_last_stats;
+	bool pinned;			/* uringtune set: the tuner leaves it alone */
+	bool hands_off;			/* uringtune reset: left as its app set it */
+	bool refused;			/* the kernel refused a change: not retried */
+	bool queued;			/* waits in the take queue */
+	char error[160];		/* why, shown in status */
+	char last_decision[200];	/* the tuner's last change, with its numbers */
+	uint64_t reaction_ns;		/* ring creation to our first change */
+
+	/* a backend that applies later (the agent): the decision on its way */
+	bool pending;			/* published, not yet seen applied */
+	uint64_t published_ns;
+	struct tuner_setting want;	/* the last decision published */
+};
+
+/* the in-process agent: agent_server.c */
+struct ring_agent {
+	bool via;			/* set up through an agent */
+	uint32_t slot;			/* its slot in the policy page */
+};
+
+struct ut_ring {
+	uint64_t ctx;			/* registry key; never shown to users */
+	struct ring_obs obs;
+	struct ring_tune tune;
+	struct ring_agent agent;
+};
+
+#endif /* UT_RING_H */
