@@ -17,11 +17,12 @@
 
 #include "agent_abi.h"
 #include "agent_page.h"
+#include "config.h"
+#include "lifecycle.h"
+#include "registry.h"
+#include "tune_backend.h"
 #include "tuner.h"
 #include "uringtune.h"
-
-struct ut_daemon;
-struct ut_ring;
 
 /* what the daemon remembers of a slot between HELLO and the ring it names */
 struct agent_slot_info {
@@ -46,6 +47,11 @@ struct agent_history {
 };
 
 struct ut_agent_server {
+	/* what it reads, and the lifecycle it reports rings' tuning to */
+	struct ut_registry *reg;
+	struct lifecycle *lc;
+	const struct ut_config *cfg;	/* [agent], mode, [napi] */
+
 	int listen_fd;			/* -1: agents get no answer */
 	struct agent_page page;
 	char page_error[PATH_MAX + 80];	/* why there is no page, "" if there is */
@@ -61,55 +67,46 @@ struct ut_agent_server {
 	uint64_t napi_registered;	/* the agent's registration at setup worked */
 	uint64_t napi_failed;
 	uint64_t published;		/* later decisions written to the page */
-	uint64_t applied;		/* ... seen applied by the agent */
 	uint64_t app_took_over;		/* programs that registered NAPI themselves */
 	uint64_t bad_messages;
 };
+
+/* nothing open: agent_server_close() closes nothing */
+void agent_server_init(struct ut_agent_server *a, struct ut_registry *reg, struct lifecycle *lc,
+		       const struct ut_config *cfg);
 
 /*
  * Listen on [agent] socket and map [agent] page (both optional: a failure is
  * logged and kept in status; without a page agents are answered "no"). Call
  * after the first sweep: slots a previous run left are matched to rings.
  */
-void agent_server_open(struct ut_daemon *d);
-void agent_server_close(struct ut_daemon *d);
+void agent_server_open(struct ut_agent_server *a);
+void agent_server_close(struct ut_agent_server *a);
+
+/* the "agent" tune backend: decisions written to the ring's slot (apply NULL: no page) */
+void agent_server_backend(struct ut_agent_server *a, struct tune_backend *b);
 
 /* the listening socket is readable: take one connection */
-void agent_server_serve_one(struct ut_daemon *d);
+void agent_server_serve_one(struct ut_agent_server *a);
 
 /* every tick: attach announced slots to their rings, free abandoned ones */
-void agent_server_tick(struct ut_daemon *d);
+void agent_server_tick(struct ut_agent_server *a);
 
 /* a ring left the registry: its slot goes, its IOPOLL verdict is kept */
-void agent_server_ring_gone(struct ut_daemon *d, const struct ut_ring *ring);
+void agent_server_ring_gone(struct ut_agent_server *a, const struct ut_ring *ring);
 
-/*
- * A NAPI register event: true when it is the agent's own doing (on a ring
- * it set up, or during a setup it is doing), so the ring does not become
- * "managed by app". Updates the ring's state and the pending decision.
- */
-bool agent_server_on_register(struct ut_daemon *d, struct ut_ring *ring,
-			      const struct ut_event *ev);
+/* a setup under way in that process whose decision includes NAPI */
+bool agent_server_setup_in_flight(const struct ut_agent_server *a, pid_t pid);
 
 /* the program registered NAPI itself on a ring (seen by BPF): no more decisions for it */
-void agent_server_app_took_over(struct ut_daemon *d, struct ut_ring *ring);
+void agent_server_app_took_over(struct ut_agent_server *a, struct ut_ring *ring);
 
 /* what the agent said of a ring it set up (for status); NULL if not through an agent */
-const struct agent_slot_info *agent_server_info(const struct ut_daemon *d,
+const struct agent_slot_info *agent_server_info(const struct ut_agent_server *a,
 						const struct ut_ring *ring);
 
-/* does the daemon steer this ring through its agent (it refuses outside calls) */
-bool agent_server_drives(const struct ut_ring *ring);
-
-/* write a decision to the ring's slot; the agent applies it; 0 or -errno */
-int agent_server_publish(struct ut_daemon *d, struct ut_ring *ring,
-			 const struct tuner_setting *s, char *err, size_t errlen);
-
-/* the daemon stops: every agent ring it switched NAPI on for gets it off */
-void agent_server_restore_all(struct ut_daemon *d);
-
 /* the settle step for slots a previous run left (tune: re-adopt; observe: restore) */
-void agent_server_settle(struct ut_daemon *d);
+void agent_server_settle(struct ut_agent_server *a);
 
 const char *agent_entry_name(uint8_t entry);
 

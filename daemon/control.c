@@ -20,7 +20,7 @@
 #include "io_util.h"
 #include "log.h"
 #include "status_json.h"
-#include "tuning.h"
+
 
 #define REQUEST_MAX	4096
 
@@ -62,7 +62,7 @@ static char *ok_reply(void)
 /* a change written to the ring's slot of the agent's page: it lands later */
 static char *ok_via_agent(struct ut_daemon *d, long long pid, long long fd)
 {
-	if (pid < 0 || !tuning_via_agent(d, (pid_t)pid, (int)fd))
+	if (pid < 0 || !lifecycle_via_agent(&d->lc, (pid_t)pid, (int)fd))
 		return ok_reply();
 	return strdup("{\"ok\":true,\"via\":\"agent\"}");
 }
@@ -104,7 +104,7 @@ static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_obj
 	if (d->cfg.mode != UT_MODE_TUNE)
 		return error_reply("%s: the daemon runs in observe mode: it changes no ring", cmd);
 	if (strcmp(cmd, "reset") == 0) {
-		ret = tuning_reset(d, pid < 0 ? -1 : (pid_t)pid, (int)fd, err, sizeof(err));
+		ret = lifecycle_reset(&d->lc, pid < 0 ? -1 : (pid_t)pid, (int)fd, err, sizeof(err));
 		return ret ? error_reply("%s", err) : ok_via_agent(d, pid, fd);
 	}
 	if (pid < 0)
@@ -115,7 +115,7 @@ static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_obj
 	s.busy_poll_us = us;
 	s.prefer = bool_member(req, "prefer");
 	s.static_ids = bool_member(req, "static");
-	ret = tuning_set(d, (pid_t)pid, (int)fd, &s, err, sizeof(err));
+	ret = lifecycle_set(&d->lc, (pid_t)pid, (int)fd, &s, err, sizeof(err));
 	return ret ? error_reply("%s", err) : ok_via_agent(d, pid, fd);
 }
 
@@ -138,7 +138,7 @@ char *control_handle(struct ut_daemon *d, const char *request)
 	}
 	cmd = json_object_get_string(cmd_obj);
 	if (strcmp(cmd, "status") == 0) {
-		inventory_refresh_stats(d);
+		inventory_refresh_stats(&d->inv);
 		reply = status_json(d);
 		out = strdup(json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN));
 		json_object_put(reply);

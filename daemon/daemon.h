@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
-/* The daemon's state, shared by its parts; one instance, owned by main(). */
+/*
+ * The daemon's parts, wired together; one instance, owned by main(). Only
+ * the wiring (daemon.c, loop.c) and the reports (control, status, metrics)
+ * see the whole: every other module takes the narrow struct it needs.
+ */
 #ifndef UT_DAEMON_H
 #define UT_DAEMON_H
 
@@ -10,8 +14,9 @@
 
 #include "agent_server.h"
 #include "config.h"
+#include "inventory.h"
 #include "iopoll.h"
-#include "journal.h"
+#include "lifecycle.h"
 #include "registry.h"
 #include "trace.h"
 
@@ -20,34 +25,38 @@
 struct ut_daemon {
 	const char *config_path;
 	struct ut_config cfg;
-	struct ut_registry reg;
-	struct ut_trace trace;
-	struct ut_iopoll iopoll;		/* optional: IOPOLL statistics */
-	uint64_t iopoll_last_seen_ns;		/* an IOPOLL ring was last listed */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */
 
-	/* tune mode */
-	struct journal journal;
-	bool tuning_ready;		/* journal settled: rings may be changed */
-	uint64_t *take_queue;		/* rings to take at the next flush */
-	size_t n_take, cap_take;
-	uint64_t actions_ok;		/* changes the kernel accepted */
-	uint64_t actions_failed;	/* ... and refused */
-
-	/* the in-process agent: its socket, the policy page, their rings */
+	/* observing: the BPF edge, the rings, their feed */
+	struct ut_trace trace;
+	struct ut_iopoll iopoll;	/* optional: IOPOLL statistics */
+	struct ut_registry reg;
+	struct inventory inv;
+	/* tuning: the rings' lifecycle and the in-process agent's side */
+	struct lifecycle lc;
 	struct ut_agent_server agent;
-
-	/* last sweep, for status and metrics */
-	uint64_t sweeps;
-	uint64_t last_sweep_us;
-	int ring_map_entries;
 
 	/* Prometheus textfile export (export.c), for status and metrics */
 	char export_path[PATH_MAX];	/* the file last written, "" if none */
 	uint64_t export_errors;		/* writes that failed */
 	char export_error[PATH_MAX + 160];	/* why the last one did, "" if it worked */
 };
+
+/*
+ * Everything up to the event loop: BPF loaded, the first inventory taken,
+ * a previous run's journal and agent page settled, new rings taken. On
+ * failure returns a negative errno, having logged why; daemon_stop() then
+ * undoes what was done.
+ */
+int daemon_start(struct ut_daemon *d);
+/* restore every ring uringtune changed, close everything; 0, or -EIO if a ring could not be */
+int daemon_stop(struct ut_daemon *d);
+
+/* one round of the reconcile tick (also run at start) */
+void daemon_tick(struct ut_daemon *d);
+/* take the events the ring buffer holds, and the rings they bring */
+void daemon_events(struct ut_daemon *d);
 
 #endif /* UT_DAEMON_H */

@@ -24,4 +24,12 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define log_info(...)	log_msg(LOG_INFO, __VA_ARGS__)
 #define log_debug(...)	log_msg(LOG_DEBUG, __VA_ARGS__)
 
+/*
+ * One line about one ring (struct ut_ring, daemon/ring.h), with the prefix
+ * every such line carries: "ring pid=P comm=C fd=F: ...".
+ */
+#define log_ring(level, ring, fmt, ...)						\
+	log_msg(level, "ring pid=%d comm=%s fd=%d: " fmt, (ring)->obs.holder.pid,	\
+		(ring)->obs.holder.comm, (ring)->obs.holder.fd, ##__VA_ARGS__)
+
 #endif /* UT_LOG_H */

@@ -204,7 +204,7 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 
 	family(out, "uringtune_bpf_ring_map_entries", "gauge",
 	       "Entries in the BPF map of rings after the last sweep.");
-	fprintf(out, "uringtune_bpf_ring_map_entries %d\n", d->ring_map_entries);
+	fprintf(out, "uringtune_bpf_ring_map_entries %d\n", d->inv.ring_map_entries);
 
 	family(out, "uringtune_bpf_ring_map_capacity", "gauge",
 	       "Capacity of the BPF map of rings (max_rings).");
@@ -212,20 +212,20 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 
 	counter_pair(out, "uringtune_tuning_actions_total",
 		     "NAPI setting changes uringtune made, by whether the kernel accepted them.",
-		     "result", "ok", d->actions_ok, "failed", d->actions_failed);
+		     "result", "ok", d->lc.actions_ok, "failed", d->lc.actions_failed);
 
 	family(out, "uringtune_journal_entries", "gauge",
 	       "Rings whose original settings the journal keeps to restore them.");
-	fprintf(out, "uringtune_journal_entries %zu\n", d->journal.n);
+	fprintf(out, "uringtune_journal_entries %zu\n", d->lc.journal.n);
 
 	family(out, "uringtune_sweeps_total", "counter",
 	       "Reconciliations of the registry with the kernel (one per tick).");
-	fprintf(out, "uringtune_sweeps_total %" PRIu64 "\n", d->sweeps);
+	fprintf(out, "uringtune_sweeps_total %" PRIu64 "\n", d->inv.sweeps);
 
 	family(out, "uringtune_sweep_duration_seconds", "gauge",
 	       "How long the last sweep took.");
 	fprintf(out, "uringtune_sweep_duration_seconds %s\n",
-		seconds(secs, d->last_sweep_us * 1000));
+		seconds(secs, d->inv.last_sweep_us * 1000));
 
 	family(out, "uringtune_export_errors_total", "counter",
 	       "Writes of this file that failed (the file shows those before it).");
@@ -246,7 +246,7 @@ static void ring_info(const struct ut_daemon *d, const struct ring_out *rings, s
 		bool tunable;
 
 		tunable = ring_tunable_agent(ring->obs.setup_flags, d->napi_supported,
-					     ring->tune.managed_by, agent_server_drives(ring), &reason);
+					     ring->tune.managed_by, ring_agent_driven(ring), &reason);
 		/* no flags: empty, which PromQL reads as an absent label */
 		if (ring->obs.setup_flags)
 			setup_flags_str(ring->obs.setup_flags, flags, sizeof(flags));
@@ -285,7 +285,7 @@ static void agent_metrics(const struct ut_daemon *d, const struct ring_out *ring
 		     "result", "added", a->hybrid_added, "refused", a->hybrid_fallback);
 	counter_pair(out, "uringtune_agent_decisions_total",
 		     "NAPI decisions written to the policy page, and those seen applied by the agent.",
-		     "state", "published", a->published, "applied", a->applied);
+		     "state", "published", a->published, "applied", d->lc.agent_applied);
 }
 
 static void ring_napi(const struct ring_out *rings, size_t n, FILE *out)

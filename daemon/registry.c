@@ -185,8 +185,6 @@ bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *re
 			return false;
 		holder_from_rec(&ring->obs.holder, rec);
 		ring->obs.first_seen_ns = now_ns;
-		/* we never change a ring in observe mode: enabled means the app did it */
-		ring->tune.managed_by = rec->napi.enabled ? UT_MANAGED_APP : UT_MANAGED_NONE;
 		found_new = true;
 	}
 	if (ring->obs.sweep_gen != reg->gen) {
@@ -257,7 +255,6 @@ struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_even
 	ring->obs.setup_flags = ev->setup_flags;
 	ring->obs.napi = ev->napi;
 	ring->obs.first_seen_ns = ev->ts_ns;
-	ring->tune.managed_by = UT_MANAGED_NONE;
 	return ring;
 }
 
@@ -270,9 +267,11 @@ bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *e
 	if (!ring)
 		return false;
 	ring->obs.napi = ev->napi;
-	if ((pid_t)ev->tgid == self_pid || ev->ret != 0 ||
-	    ring->tune.managed_by == UT_MANAGED_APP)
-		return false;
-	ring->tune.managed_by = UT_MANAGED_APP;
-	return true;
+	return (pid_t)ev->tgid != self_pid && ev->ret == 0 &&
+	       ring->tune.managed_by != UT_MANAGED_APP;
+}
+
+void registry_napi_set(struct ut_ring *ring, const struct ut_napi_state *napi)
+{
+	ring->obs.napi = *napi;
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The ring registry: every io_uring ring on the host that uringtuned knows
- * of, keyed by the kernel's ring address. Fed by ring-buffer events (new
+ * of, keyed by the kernel's ring address, and the only writer of what was
+ * observed of each (struct ring_obs, ring.h). Fed by ring-buffer events (new
  * rings, NAPI register calls) and reconciled with the kernel by periodic
  * sweeps of the task_file iterator. No I/O here: callers bring the data.
  */
@@ -61,11 +62,15 @@ size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
 struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_event *ev,
 				   uint64_t ino);
 /*
- * NAPI (un)register event. Returns true when it turns the ring into one its
- * application manages: a successful register or unregister call from a
- * process other than self_pid (switching NAPI off is a choice too).
+ * NAPI (un)register event: the ring's new NAPI state. Returns true when the
+ * call is its application's own on a ring not yet the application's: a
+ * successful register or unregister call from a process other than
+ * self_pid (switching NAPI off is a choice too). The lifecycle then makes
+ * the ring the application's (lifecycle_on_register()).
  */
 bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *ev,
 			       pid_t self_pid);
+/* a change the kernel took (ours, or our agent's): shown until a sweep or event says more */
+void registry_napi_set(struct ut_ring *ring, const struct ut_napi_state *napi);
 
 #endif /* UT_REGISTRY_H */

@@ -4,7 +4,8 @@
  * writer. Everyone may read every part; only the named module writes it.
  *
  *   obs    what the kernel told us (events, sweeps, map values)
- *          written by observe/registry.c (fed by observe/inventory.c)
+ *          written by the observation side: registry.c (events, sweeps,
+ *          our own accepted changes), inventory.c (map values)
  *   tune   what uringtune did to it and why (taken, refused, pinned,
  *          the tuner's memory, a decision on its way)
  *          written by tune/lifecycle.c only
@@ -19,6 +20,7 @@
 #include <sys/types.h>
 
 #include "tunable.h"
+#include "uring_abi.h"
 #include "tuner.h"
 #include "uringtune.h"
 
@@ -30,7 +32,7 @@ struct ut_holder {
 	char comm[UT_COMM_LEN];
 };
 
-/* observation: registry.c */
+/* observation: registry.c, inventory.c */
 struct ring_obs {
 	struct ut_holder holder;	/* the process and fd status shows */
 	uint32_t setup_flags;
@@ -82,5 +84,14 @@ struct ut_ring {
 	struct ring_tune tune;
 	struct ring_agent agent;
 };
+
+/*
+ * Changed through its agent rather than from outside: a ring set up through
+ * an agent that refuses foreign register calls (SINGLE_ISSUER: EEXIST).
+ */
+static inline bool ring_agent_driven(const struct ut_ring *ring)
+{
+	return ring->agent.via && (ring->obs.setup_flags & UT_SETUP_SINGLE_ISSUER);
+}
 
 #endif /* UT_RING_H */

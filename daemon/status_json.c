@@ -182,7 +182,7 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 /* a ring set up through the in-process agent: what it did, what is on its way */
 static struct json_object *agent_json(const struct ut_daemon *d, const struct ut_ring *ring)
 {
-	const struct agent_slot_info *in = agent_server_info(d, ring);
+	const struct agent_slot_info *in = agent_server_info(&d->agent, ring);
 	bool iopoll = ring->obs.setup_flags & UT_SETUP_IOPOLL;
 	struct json_object *o;
 	char napi[160], why[sizeof(in->why) + 48];
@@ -226,7 +226,7 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 	bool tunable;
 
 	tunable = ring_tunable_agent(ring->obs.setup_flags, napi_supported, ring->tune.managed_by,
-				     agent_server_drives(ring), &reason);
+				     ring_agent_driven(ring), &reason);
 
 	json_object_object_add(o, "pid", json_object_new_int(ring->obs.holder.pid));
 	json_object_object_add(o, "comm", json_object_new_string(ring->obs.holder.comm));
@@ -289,7 +289,7 @@ static struct json_object *agent_status_json(const struct ut_daemon *d)
 	json_object_object_add(o, "napi_registered", u64_json(a->napi_registered));
 	json_object_object_add(o, "napi_failed", u64_json(a->napi_failed));
 	json_object_object_add(o, "published", u64_json(a->published));
-	json_object_object_add(o, "applied", u64_json(a->applied));
+	json_object_object_add(o, "applied", u64_json(d->lc.agent_applied));
 	json_object_object_add(o, "app_took_over", u64_json(a->app_took_over));
 	json_object_object_add(o, "bad_messages", u64_json(a->bad_messages));
 	return o;
@@ -317,13 +317,13 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
 	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));
 	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));
-	json_object_object_add(daemon, "ring_map_entries", json_object_new_int(d->ring_map_entries));
+	json_object_object_add(daemon, "ring_map_entries", json_object_new_int(d->inv.ring_map_entries));
 	json_object_object_add(daemon, "ring_map_capacity", u64_json(d->cfg.max_rings));
-	json_object_object_add(daemon, "journal_entries", u64_json(d->journal.n));
-	json_object_object_add(daemon, "actions_ok", u64_json(d->actions_ok));
-	json_object_object_add(daemon, "actions_failed", u64_json(d->actions_failed));
-	json_object_object_add(daemon, "sweeps", u64_json(d->sweeps));
-	json_object_object_add(daemon, "last_sweep_us", u64_json(d->last_sweep_us));
+	json_object_object_add(daemon, "journal_entries", u64_json(d->lc.journal.n));
+	json_object_object_add(daemon, "actions_ok", u64_json(d->lc.actions_ok));
+	json_object_object_add(daemon, "actions_failed", u64_json(d->lc.actions_failed));
+	json_object_object_add(daemon, "sweeps", u64_json(d->inv.sweeps));
+	json_object_object_add(daemon, "last_sweep_us", u64_json(d->inv.last_sweep_us));
 	/* Prometheus textfile export: the file (null when off), failed writes, why */
 	json_object_object_add(daemon, "export_file",
 			       d->cfg.export_textfile &&

@@ -103,12 +103,12 @@ static void daemon_setup(void)
 		exit(2);
 	}
 	d.napi_supported = true;
-	d.actions_ok = 7;
-	d.actions_failed = 2;
-	d.journal.n = 3;
-	d.sweeps = 42;
-	d.last_sweep_us = 1234;
-	d.ring_map_entries = 5;
+	d.lc.actions_ok = 7;
+	d.lc.actions_failed = 2;
+	d.lc.journal.n = 3;
+	d.inv.sweeps = 42;
+	d.inv.last_sweep_us = 1234;
+	d.inv.ring_map_entries = 5;
 	d.export_errors = 4;
 
 	a = add_ring(0x1000, 100, 4, "pingpong", sizeof("pingpong"));
@@ -535,7 +535,7 @@ UT_TEST(self_metrics)
 
 	d.cfg.mode = UT_MODE_OBSERVE;
 	d.napi_supported = false;
-	d.last_sweep_us = 0;
+	d.inv.last_sweep_us = 0;
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT(has_line(out, "uringtune_mode_info{mode=\"observe\"} 1"));
@@ -845,7 +845,7 @@ FX_TEST(export_writes_file)
 	UT_ASSERT_STR_CONTAINS(logged(fx), "left by an interrupted export");
 
 	/* the next tick replaces it with the new state */
-	d.sweeps = 43;
+	d.inv.sweeps = 43;
 	export_tick(&d);
 	got = read_file(fx->file);
 	UT_ASSERT(got);

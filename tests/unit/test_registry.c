@@ -10,9 +10,61 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lifecycle.h"
 #include "registry.h"
 #include "uring_abi.h"
 #include "unit.h"
+
+/*
+ * Who manages a ring (ring->tune.managed_by) is the lifecycle's to say, from
+ * what the registry observed: these two do what the daemon's inventory does
+ * with a sweep record and a register event, so the assertions below hold
+ * for the pair. An observe-mode lifecycle with no journal changes nothing.
+ */
+static struct ut_config lc_cfg;
+static struct lifecycle lc;
+
+static uint64_t lc_clock(void)
+{
+	return 0;
+}
+
+static bool lc_select_all(void *arg, pid_t pid, const char *comm, const char **why)
+{
+	(void)arg, (void)pid, (void)comm, (void)why;
+	return true;
+}
+
+static void lc_bind(struct ut_registry *reg, pid_t self_pid)
+{
+	config_defaults(&lc_cfg);
+	memset(&lc, 0, sizeof(lc));
+	lc.reg = reg;
+	lc.cfg = &lc_cfg;
+	lc.self_pid = self_pid;
+	lc.env = (struct lifecycle_env){ .now = lc_clock, .selects = lc_select_all };
+}
+
+static bool sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec, uint64_t now)
+{
+	bool found_new = registry_sweep_record(reg, rec, now);
+
+	if (found_new) {
+		lc_bind(reg, 0);
+		lifecycle_ring_found(&lc, registry_find(reg, rec->ctx), true);
+	}
+	return found_new;
+}
+
+static bool napi_register(struct ut_registry *reg, const struct ut_event *ev, pid_t self_pid)
+{
+	struct ut_ring *ring = registry_find(reg, ev->ctx);
+
+	if (!ring)
+		return registry_on_napi_register(reg, ev, self_pid);
+	lc_bind(reg, self_pid);
+	return lifecycle_on_register(&lc, ring, ev, false);
+}
 
 /* run a helper that may fail through UT_ASSERT, and stop the test if it did */
 #define CHECK(call) do {						\
@@ -506,8 +558,8 @@ UT_TEST(sweep_adds_and_removes)
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &ra, 1000));
-	UT_ASSERT(registry_sweep_record(&reg, &rb, 1000));
+	UT_ASSERT(sweep_record(&reg, &ra, 1000));
+	UT_ASSERT(sweep_record(&reg, &rb, 1000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 1000, on_remove, &removed), 0);
 	UT_ASSERT_EQ_INT(removed.calls, 0);
 	UT_ASSERT_EQ_INT(reg.count, 2);
@@ -545,7 +597,7 @@ UT_TEST(sweep_adds_and_removes)
 
 	/* B is gone from the next sweep */
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &ra, 2000));
+	UT_ASSERT(!sweep_record(&reg, &ra, 2000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, on_remove, &removed), 1);
 	UT_ASSERT_EQ_INT(removed.calls, 1);
 	UT_ASSERT(removed.ctx[0] == b);
@@ -575,7 +627,7 @@ UT_TEST(sweep_refreshes_known_ring)
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &rec, 1000));
+	UT_ASSERT(sweep_record(&reg, &rec, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 
 	set_comm(rec.comm, "after-a-very-long-name");
@@ -584,7 +636,7 @@ UT_TEST(sweep_refreshes_known_ring)
 	rec.n_kernel_ids = 1;
 	rec.kernel_napi_ids[0] = 4242;
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &rec, 2000));
+	UT_ASSERT(!sweep_record(&reg, &rec, 2000));
 	registry_sweep_end(&reg, 2000, NULL, NULL);
 
 	ring = registry_find(&reg, a);
@@ -660,7 +712,7 @@ UT_TEST(sweep_end_with_colliding_rings)
 
 		if (k % 9 == 0)
 			rec.tgid = 5000 + k;
-		UT_ASSERT(!registry_sweep_record(&reg, &rec, 200));
+		UT_ASSERT(!sweep_record(&reg, &rec, 200));
 	}
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 200, count_remove, &counted),
 			 N - N / 3);
@@ -698,7 +750,7 @@ UT_TEST(sweep_switches_to_other_holder)
 
 	/* the parent closed its fd after fork: only the child holds the ring */
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &child, 2000));
+	UT_ASSERT(!sweep_record(&reg, &child, 2000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
@@ -710,15 +762,15 @@ UT_TEST(sweep_switches_to_other_holder)
 
 	/* the child is the holder now: seeing the parent too changes nothing */
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &parent, 3000));
-	UT_ASSERT(!registry_sweep_record(&reg, &child, 3000));
+	UT_ASSERT(!sweep_record(&reg, &parent, 3000));
+	UT_ASSERT(!sweep_record(&reg, &child, 3000));
 	registry_sweep_end(&reg, 3000, NULL, NULL);
 	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
 	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "child");
 
 	/* an alternative from an earlier sweep does not linger */
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &child, 4000));
+	UT_ASSERT(!sweep_record(&reg, &child, 4000));
 	registry_sweep_end(&reg, 4000, NULL, NULL);
 	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
 	UT_ASSERT_EQ_INT(reg.count, 1);
@@ -746,12 +798,12 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 
 	registry_sweep_begin(&reg);
 	/* B: the child first */
-	UT_ASSERT(!registry_sweep_record(&reg, &b_child, 2000));
-	UT_ASSERT(!registry_sweep_record(&reg, &b_owner, 2000));
+	UT_ASSERT(!sweep_record(&reg, &b_child, 2000));
+	UT_ASSERT(!sweep_record(&reg, &b_owner, 2000));
 	/* C: the holder first */
-	UT_ASSERT(!registry_sweep_record(&reg, &c_owner, 2000));
-	UT_ASSERT(!registry_sweep_record(&reg, &c_other, 2000));
-	UT_ASSERT(!registry_sweep_record(&reg, &c_dup, 2000));
+	UT_ASSERT(!sweep_record(&reg, &c_owner, 2000));
+	UT_ASSERT(!sweep_record(&reg, &c_other, 2000));
+	UT_ASSERT(!sweep_record(&reg, &c_dup, 2000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 
 	ring = registry_find(&reg, b);
@@ -767,7 +819,7 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 
 	/* only the dup left: the holder's fd is gone, the dup takes over */
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &c_dup, 3000));
+	UT_ASSERT(!sweep_record(&reg, &c_dup, 3000));
 	registry_sweep_end(&reg, 3000, NULL, NULL);
 	ring = registry_find(&reg, c);
 	UT_ASSERT(ring != NULL);
@@ -787,8 +839,8 @@ UT_TEST(sweep_new_ring_managed_by)
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &r_on, 1000));
-	UT_ASSERT(registry_sweep_record(&reg, &r_off, 1000));
+	UT_ASSERT(sweep_record(&reg, &r_on, 1000));
+	UT_ASSERT(sweep_record(&reg, &r_off, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 	UT_ASSERT_EQ_INT(registry_find(&reg, on)->tune.managed_by, UT_MANAGED_APP);
 	UT_ASSERT_EQ_INT(registry_find(&reg, off)->tune.managed_by, UT_MANAGED_NONE);
@@ -809,23 +861,23 @@ UT_TEST(sweep_record_reports_new_rings)
 	UT_ASSERT(registry_on_create(&reg, &ek, 0) != NULL);
 
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &ra, 1000));
-	UT_ASSERT(!registry_sweep_record(&reg, &ra_child, 1000));
-	UT_ASSERT(!registry_sweep_record(&reg, &ra, 1000));
-	UT_ASSERT(!registry_sweep_record(&reg, &rk, 1000));
+	UT_ASSERT(sweep_record(&reg, &ra, 1000));
+	UT_ASSERT(!sweep_record(&reg, &ra_child, 1000));
+	UT_ASSERT(!sweep_record(&reg, &ra, 1000));
+	UT_ASSERT(!sweep_record(&reg, &rk, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 	UT_ASSERT_EQ_INT(reg.count, 2);
 
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &ra, 2000));
-	UT_ASSERT(!registry_sweep_record(&reg, &rk, 2000));
+	UT_ASSERT(!sweep_record(&reg, &ra, 2000));
+	UT_ASSERT(!sweep_record(&reg, &rk, 2000));
 	registry_sweep_end(&reg, 2000, NULL, NULL);
 	UT_ASSERT_EQ_INT(reg.count, 2);
 
 	/* a record with no ring address makes no ring */
 	ra.ctx = 0;
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &ra, 3000));
+	UT_ASSERT(!sweep_record(&reg, &ra, 3000));
 	UT_ASSERT(registry_find(&reg, 0) == NULL);
 	registry_free(&reg);
 }
@@ -880,8 +932,8 @@ UT_TEST(on_create_replaces_reused_address)
 	old.kernel_napi_ids[0] = 8200;
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &old, 1000));
-	UT_ASSERT(registry_sweep_record(&reg, &rother, 1000));
+	UT_ASSERT(sweep_record(&reg, &old, 1000));
+	UT_ASSERT(sweep_record(&reg, &rother, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 	ring = registry_find(&reg, a);
 	UT_ASSERT(ring != NULL);
@@ -907,7 +959,7 @@ UT_TEST(on_create_replaces_reused_address)
 	UT_ASSERT(registry_find(&reg, other) != NULL);
 
 	/* the same after an event made it the application's */
-	UT_ASSERT(registry_on_napi_register(&reg, &reg_ev, 1));
+	UT_ASSERT(napi_register(&reg, &reg_ev, 1));
 	UT_ASSERT_EQ_INT(registry_find(&reg, a)->tune.managed_by, UT_MANAGED_APP);
 	ev.tgid = 201;
 	ring = registry_on_create(&reg, &ev, 32);
@@ -929,11 +981,11 @@ UT_TEST(on_create_during_sweep_of_old_ring)
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	registry_sweep_begin(&reg);
-	UT_ASSERT(registry_sweep_record(&reg, &old, 1000));
+	UT_ASSERT(sweep_record(&reg, &old, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 
 	registry_sweep_begin(&reg);
-	UT_ASSERT(!registry_sweep_record(&reg, &old, 2000));
+	UT_ASSERT(!sweep_record(&reg, &old, 2000));
 	UT_ASSERT(registry_on_create(&reg, &ev, 0) != NULL);
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 	ring = registry_find(&reg, a);
@@ -949,7 +1001,7 @@ UT_TEST(napi_register_unknown_ring)
 	struct ut_registry reg;
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 1));
+	UT_ASSERT(!napi_register(&reg, &ev, 1));
 	UT_ASSERT_EQ_INT(reg.count, 0);
 	UT_ASSERT(registry_find(&reg, ev.ctx) == NULL);
 	registry_free(&reg);
@@ -968,7 +1020,7 @@ UT_TEST(napi_register_by_app)
 	UT_ASSERT(ring != NULL);
 	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 0);
 
-	UT_ASSERT(registry_on_napi_register(&reg, &ev, 999));
+	UT_ASSERT(napi_register(&reg, &ev, 999));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
 	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 50000);
 	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
@@ -978,7 +1030,7 @@ UT_TEST(napi_register_by_app)
 	/* once only, but the state still follows the events */
 	ev = make_register(a, 100, 0, 20000);
 	ev.napi.prefer = 0;
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
+	UT_ASSERT(!napi_register(&reg, &ev, 999));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
 	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 20000);
 	UT_ASSERT_EQ_INT(ring->obs.napi.prefer, 0);
@@ -997,14 +1049,14 @@ UT_TEST(napi_register_failed_call)
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	ring = registry_on_create(&reg, &create, 0);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
+	UT_ASSERT(!napi_register(&reg, &ev, 999));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 30000);
 	UT_ASSERT_EQ_INT(ring->obs.napi.track_mode, UT_TRACK_STATIC);
 
 	/* a positive result is no success either */
 	ev.ret = 1;
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 999));
+	UT_ASSERT(!napi_register(&reg, &ev, 999));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 	registry_free(&reg);
 }
@@ -1021,7 +1073,7 @@ UT_TEST(napi_register_by_self)
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	ring = registry_on_create(&reg, &create, 0);
 	UT_ASSERT(ring != NULL);
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 777));
+	UT_ASSERT(!napi_register(&reg, &ev, 777));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
 	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 64000);
 	UT_ASSERT_EQ_INT(ring->obs.napi.enabled, 1);
@@ -1029,7 +1081,7 @@ UT_TEST(napi_register_by_self)
 	/* a ring uringtune manages stays so on its own calls */
 	ring->tune.managed_by = UT_MANAGED_URINGTUNE;
 	ev.napi.busy_poll_ns = 32000;
-	UT_ASSERT(!registry_on_napi_register(&reg, &ev, 777));
+	UT_ASSERT(!napi_register(&reg, &ev, 777));
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
 	UT_ASSERT_EQ_INT(ring->obs.napi.busy_poll_ns, 32000);
 	registry_free(&reg);

@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Wiring: the parts of the daemon started in order, told of each other,
+ * and stopped in reverse. The order matters: the journal is read before
+ * BPF is attached, the first sweep before a previous run is settled, and
+ * that before any ring is changed.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "backend_pidfd.h"
+#include "clock.h"
+#include "daemon.h"
+#include "log.h"
+#include "select.h"
+
+/* [select] over the process's uid and cgroup as /proc shows them now */
+static bool selects(void *arg, pid_t pid, const char *comm, const char **why)
+{
+	const struct ut_daemon *d = arg;
+
+	return select_process(&d->cfg.select, "/proc", pid, comm, why);
+}
+
+static uint64_t clock_now(void)
+{
+	return now_ns();
+}
+
+static void start_identity(struct ut_daemon *d)
+{
+	struct utsname uts;
+
+	d->self_pid = getpid();
+	if (uname(&uts) == 0)
+		snprintf(d->kernel, sizeof(d->kernel), "%s", uts.release);
+	d->napi_supported = trace_kernel_has_napi();
+	if (!d->napi_supported)
+		log_warn("kernel %s has no io_uring NAPI busy polling (needs 6.9+): observing only",
+			 d->kernel);
+}
+
+/* the parts, told of each other; nothing opened yet */
+static int start_parts(struct ut_daemon *d)
+{
+	const struct lifecycle_env env = { .now = clock_now, .selects = selects, .arg = d };
+	char err[512];
+	int ret;
+
+	agent_server_init(&d->agent, &d->reg, &d->lc, &d->cfg);
+	d->inv = (struct inventory){
+		.reg = &d->reg, .trace = &d->trace, .iopoll = &d->iopoll, .cfg = &d->cfg,
+		.lc = &d->lc, .agent = &d->agent,
+	};
+	d->lc.self_pid = d->self_pid;
+	d->lc.napi_supported = d->napi_supported;
+	backend_pidfd_init(&d->lc.pidfd);
+	ret = registry_init(&d->reg);
+	if (ret) {
+		log_err("out of memory");
+		return ret;
+	}
+	/* the journal is how changes are undone: unreadable means do nothing */
+	ret = lifecycle_init(&d->lc, &d->reg, &d->cfg, &env, err, sizeof(err));
+	if (ret)
+		log_err("%s", err);
+	return ret;
+}
+
+static int start_tracing(struct ut_daemon *d)
+{
+	char err[512];
+	int ret;
+
+	ret = trace_open(&d->trace, d->cfg.max_rings, inventory_on_event, &d->inv, err,
+			 sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		return ret;
+	}
+	/* IOPOLL statistics are a bonus: without them the daemon still works */
+	if (iopoll_open(&d->iopoll, d->cfg.max_rings, err, sizeof(err)))
+		log_warn("%s: IOPOLL completion times will not be reported", err);
+	/* always: on before the first sweep, so rings found later are exact */
+	inventory_iopoll_hooks(&d->inv);
+	ret = inventory_sweep(&d->inv);
+	if (ret)
+		return ret;
+	inventory_iopoll_hooks(&d->inv);
+	trace_consume(&d->trace);
+	inventory_refresh_stats(&d->inv);
+	return 0;
+}
+
+int daemon_start(struct ut_daemon *d)
+{
+	int ret;
+
+	start_identity(d);
+	ret = start_parts(d);
+	if (!ret)
+		ret = start_tracing(d);
+	if (ret)
+		return ret;
+	/* before anything changes a ring: what a previous run left */
+	lifecycle_settle_journal(&d->lc);
+	/* the agents' page: slots a previous run left are settled like the journal */
+	agent_server_open(&d->agent);
+	agent_server_backend(&d->agent, &d->lc.agent);
+	agent_server_settle(&d->agent);
+	lifecycle_tick(&d->lc);
+	lifecycle_flush(&d->lc);
+	return 0;
+}
+
+void daemon_events(struct ut_daemon *d)
+{
+	int ret = trace_consume(&d->trace);
+
+	if (ret < 0)
+		log_err("reading BPF events: %s", strerror(-ret));
+	lifecycle_flush(&d->lc);
+}
+
+void daemon_tick(struct ut_daemon *d)
+{
+	/* events first: a ring announced before the sweep must not look new */
+	trace_consume(&d->trace);
+	inventory_sweep(&d->inv);
+	inventory_refresh_stats(&d->inv);
+	lifecycle_tick(&d->lc);
+	lifecycle_flush(&d->lc);
+	agent_server_tick(&d->agent);
+	inventory_iopoll_hooks(&d->inv);
+}
+
+int daemon_stop(struct ut_daemon *d)
+{
+	int failed;
+
+	/* restore every ring uringtune changed, whatever stopped the loop */
+	failed = lifecycle_stop(&d->lc);
+	agent_server_close(&d->agent);
+	iopoll_close(&d->iopoll);
+	trace_close(&d->trace);
+	lifecycle_fini(&d->lc);
+	registry_free(&d->reg);
+	return failed ? -EIO : 0;
+}

@@ -1,0 +1,409 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* Taking rings and tuning them: journal first, then the backend; the tuner decides. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifecycle.h"
+#include "lifecycle_priv.h"
+#include "log.h"
+
+int lifecycle_init(struct lifecycle *lc, struct ut_registry *reg, const struct ut_config *cfg,
+		   const struct lifecycle_env *env, char *err, size_t errlen)
+{
+	lc->reg = reg;
+	lc->cfg = cfg;
+	lc->env = *env;
+	return journal_open(&lc->journal, cfg->state_dir, err, errlen);
+}
+
+void lifecycle_fini(struct lifecycle *lc)
+{
+	journal_close(&lc->journal);
+	free(lc->take_queue);
+	lc->take_queue = NULL;
+	lc->n_take = lc->cap_take = 0;
+}
+
+uint64_t lc_now(const struct lifecycle *lc)
+{
+	return lc->env.now();
+}
+
+unsigned int lc_count_ids(const uint32_t *ids)
+{
+	unsigned int n = 0;
+
+	while (n < UT_MAX_NAPI_IDS && ids[n])
+		n++;
+	return n;
+}
+
+const struct tune_backend *lc_backend(const struct lifecycle *lc, const struct ut_ring *ring)
+{
+	return ring_agent_driven(ring) ? &lc->agent : &lc->pidfd;
+}
+
+bool lc_same_ring(const struct ut_ring *ring, const struct journal_entry *e)
+{
+	const struct ut_holder *h = &ring->obs.holder;
+
+	return h->pid == e->pid && h->fd == e->fd && (!e->ino || h->ino == e->ino) &&
+	       (!e->start_boottime || h->start_boottime == e->start_boottime);
+}
+
+static void entry_of(const struct ut_ring *ring, struct journal_entry *e)
+{
+	const struct ut_holder *h = &ring->obs.holder;
+
+	memset(e, 0, sizeof(*e));
+	e->ctx = ring->ctx;
+	e->pid = h->pid;
+	e->start_boottime = h->start_boottime;
+	e->fd = h->fd;
+	e->ino = h->ino;
+	e->enabled = ring->obs.napi.enabled;
+	e->busy_poll_us = ring->obs.napi.busy_poll_ns / 1000;
+	e->prefer = ring->obs.napi.prefer;
+	e->track_mode = ring->obs.napi.track_mode;
+}
+
+/* what status shows as the ring's NAPI state until the next sweep or event */
+static void napi_from_setting(struct ut_ring *ring, const struct tuner_setting *s)
+{
+	struct ut_napi_state n = ring->obs.napi;
+
+	n.enabled = s->enabled;
+	n.busy_poll_ns = s->enabled ? (uint64_t)s->busy_poll_us * 1000 : 0;
+	n.prefer = s->enabled && s->prefer;
+	n.track_mode = !s->enabled ? UT_TRACK_INACTIVE :
+		       s->static_ids ? UT_TRACK_STATIC : UT_TRACK_DYNAMIC;
+	registry_napi_set(ring, &n);
+}
+
+int lc_apply(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setting *s,
+	     char *err, size_t errlen)
+{
+	const struct tune_backend *b = lc_backend(lc, ring);
+	int ret;
+
+	if (!b->apply) {
+		snprintf(err, errlen, "the ring's agent cannot be reached (no policy page)");
+		return -ENODEV;
+	}
+	ret = b->apply(b->arg, ring, s, err, errlen);
+	if (ret || !b->deferred)
+		return ret;
+	ring->tune.want = *s;
+	/* the agent registers for every new decision, even one the ring already has */
+	ring->tune.pending = true;
+	ring->tune.published_ns = lc_now(lc);
+	return 0;
+}
+
+void lc_refused(struct lifecycle *lc, struct ut_ring *ring, int ret, const char *err)
+{
+	lc->actions_failed++;
+	ring->tune.refused = true;
+	if (ret == -ESRCH || ret == -ESTALE) {
+		log_ring(LOG_DEBUG, ring, "went away before it could be changed: %s", err);
+		snprintf(ring->tune.error, sizeof(ring->tune.error), "ring went away: %s", err);
+		return;
+	}
+	snprintf(ring->tune.error, sizeof(ring->tune.error), "%s", err);
+	log_ring(LOG_WARNING, ring, "the kernel refused a NAPI change: %s; leaving this ring "
+		 "alone", err);
+}
+
+void lc_took(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setting *s)
+{
+	struct ring_tune *t = &ring->tune;
+
+	lc->actions_ok++;
+	tuner_applied(&t->tuner, s, lc_now(lc));
+	if (!t->reaction_ns)
+		t->reaction_ns = t->tuner.last_change_ns - ring->obs.first_seen_ns;
+	t->managed_by = UT_MANAGED_URINGTUNE;
+	t->error[0] = '\0';
+	/* through the agent: the register event says when it landed */
+	if (!lc_backend(lc, ring)->deferred)
+		napi_from_setting(ring, s);
+}
+
+int lc_take(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setting *s)
+{
+	struct journal_entry e, *old = journal_find(&lc->journal, ring->ctx);
+	bool had_entry = old && lc_same_ring(ring, old);
+	bool journaled = lc_backend(lc, ring)->journaled;
+	char err[160];
+	int ret;
+
+	/* a new ring at a gone ring's address: the old entry undoes nothing */
+	if (old && !had_entry && journal_drop(&lc->journal, ring->ctx))
+		return -EIO;
+
+	if (!had_entry && journaled) {
+		entry_of(ring, &e);
+		ret = journal_put(&lc->journal, &e);
+		if (ret) {
+			/* never a change without a way back */
+			snprintf(ring->tune.error, sizeof(ring->tune.error),
+				 "cannot write the journal: %s", strerror(-ret));
+			log_ring(LOG_ERR, ring, "not tuned: writing journal %s: %s",
+				 lc->journal.path, strerror(-ret));
+			lc->actions_failed++;
+			return ret;
+		}
+	}
+	ret = lc_apply(lc, ring, s, err, sizeof(err));
+	if (ret) {
+		if (!had_entry && journaled)
+			journal_drop(&lc->journal, ring->ctx);
+		lc_refused(lc, ring, ret, err);
+		return ret;
+	}
+	lc_took(lc, ring, s);
+	return 0;
+}
+
+static bool selected(const struct lifecycle *lc, const struct ut_ring *ring)
+{
+	const struct ut_holder *h = &ring->obs.holder;
+	const char *why;
+
+	if (lc->env.selects(lc->env.arg, h->pid, h->comm, &why))
+		return true;
+	log_ring(LOG_DEBUG, ring, "not tuned: %s", why);
+	return false;
+}
+
+static bool eligible(const struct lifecycle *lc, const struct ut_ring *ring)
+{
+	const struct ring_tune *t = &ring->tune;
+	const char *reason;
+
+	if (lc->cfg->mode != UT_MODE_TUNE || !lc->ready)
+		return false;
+	if (t->managed_by != UT_MANAGED_NONE || t->pinned || t->hands_off || t->refused ||
+	    ring->obs.napi.enabled || ring->obs.holder.pid == lc->self_pid ||
+	    ring->obs.holder.fd < 0)
+		return false;
+	if (!ring_tunable(ring->obs.setup_flags, lc->napi_supported, t->managed_by, &reason))
+		return false;
+	return selected(lc, ring);
+}
+
+void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring)
+{
+	uint64_t *q;
+
+	if (ring->tune.queued || !eligible(lc, ring))
+		return;
+	if (lc->n_take == lc->cap_take) {
+		size_t cap = lc->cap_take ? 2 * lc->cap_take : 64;
+
+		q = reallocarray(lc->take_queue, cap, sizeof(*q));
+		if (!q) {
+			log_ring(LOG_ERR, ring, "out of memory queueing it");
+			return;
+		}
+		lc->take_queue = q;
+		lc->cap_take = cap;
+	}
+	lc->take_queue[lc->n_take++] = ring->ctx;
+	ring->tune.queued = true;
+}
+
+void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept)
+{
+	/* we never change a ring before it is found: NAPI on means its app did it */
+	ring->tune.managed_by = swept && ring->obs.napi.enabled ? UT_MANAGED_APP :
+				UT_MANAGED_NONE;
+	lifecycle_ring_seen(lc, ring);
+}
+
+void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
+{
+	struct journal_entry *e = journal_find(&lc->journal, ring->ctx);
+
+	/* its changes died with it */
+	if (e && lc_same_ring(ring, e))
+		journal_drop(&lc->journal, ring->ctx);
+}
+
+/* the queued rings still eligible, and the journal entries they need */
+struct take_batch {
+	struct ut_ring **rings;
+	struct journal_entry *entries;
+	uint64_t *stale, *failed;
+	size_t n, n_new, n_stale, n_failed;
+};
+
+static void batch_collect(struct lifecycle *lc, struct take_batch *b)
+{
+	for (size_t i = 0; i < lc->n_take; i++) {
+		struct ut_ring *ring = registry_find(lc->reg, lc->take_queue[i]);
+		struct journal_entry *old;
+
+		/* queued once per ring: a ring queued twice is taken once */
+		if (!ring || !ring->tune.queued)
+			continue;
+		ring->tune.queued = false;
+		/* the ring may have changed hands since it was queued */
+		if (!eligible(lc, ring))
+			continue;
+		b->rings[b->n++] = ring;
+		old = journal_find(&lc->journal, ring->ctx);
+		if (old && lc_same_ring(ring, old))
+			continue;
+		/* a new ring at a gone ring's address: the old entry undoes nothing */
+		if (old)
+			b->stale[b->n_stale++] = ring->ctx;
+		entry_of(ring, &b->entries[b->n_new++]);
+	}
+}
+
+static void batch_apply(struct lifecycle *lc, struct take_batch *b)
+{
+	const struct tuner_policy *pol = &lc->cfg->napi;
+	struct tuner_setting s;
+	char err[160];
+	int ret;
+
+	for (size_t i = 0; i < b->n; i++) {
+		struct ut_ring *ring = b->rings[i];
+		const struct ring_obs *o = &ring->obs;
+
+		tuner_initial(pol, o->stats.napi_ids,
+			      o->have_stats ? lc_count_ids(o->stats.napi_ids) : 0, lc_now(lc),
+			      &ring->tune.tuner, &s);
+		/* eligible rings are tunable from outside: never through an agent */
+		ret = lc->pidfd.apply(lc->pidfd.arg, ring, &s, err, sizeof(err));
+		if (ret) {
+			lc_refused(lc, ring, ret, err);
+			b->failed[b->n_failed++] = ring->ctx;
+			continue;
+		}
+		lc_took(lc, ring, &s);
+		log_ring(LOG_INFO, ring, "NAPI busy polling on, %u us%s, %s tracking",
+			 s.busy_poll_us, s.prefer ? " (prefer)" : "",
+			 s.static_ids ? "static" : "dynamic");
+	}
+}
+
+/*
+ * Take every queued ring: journal them all in one write, then change them
+ * one by one, then forget the journal entries of those the kernel refused.
+ * Rings driven through an agent never wait here (they are not eligible:
+ * SINGLE_ISSUER rings are not tunable from outside).
+ */
+void lifecycle_flush(struct lifecycle *lc)
+{
+	struct take_batch b = {};
+	size_t n = lc->n_take;
+	int ret;
+
+	if (!n)
+		return;
+	b.rings = calloc(n, sizeof(*b.rings));
+	b.entries = calloc(n, sizeof(*b.entries));
+	b.stale = calloc(n, sizeof(*b.stale));
+	b.failed = calloc(n, sizeof(*b.failed));
+	if (!b.rings || !b.entries || !b.stale || !b.failed) {
+		log_err("out of memory taking %zu rings", n);
+		goto out;
+	}
+	batch_collect(lc, &b);
+	ret = journal_drop_many(&lc->journal, b.stale, b.n_stale);
+	if (!ret)
+		ret = journal_put_many(&lc->journal, b.entries, b.n_new);
+	if (ret) {
+		/* never a change without a way back */
+		log_err("%zu rings not tuned: writing journal %s: %s", b.n, lc->journal.path,
+			strerror(-ret));
+		for (size_t i = 0; i < b.n; i++)
+			snprintf(b.rings[i]->tune.error, sizeof(b.rings[i]->tune.error),
+				 "cannot write the journal: %s", strerror(-ret));
+		lc->actions_failed += b.n;
+		goto out;
+	}
+	batch_apply(lc, &b);
+	/* nothing was changed on those: their entries undo nothing */
+	if (journal_drop_many(&lc->journal, b.failed, b.n_failed))
+		log_err("dropping %zu journal entries of refused rings failed", b.n_failed);
+out:
+	lc->n_take = 0;
+	free(b.rings);
+	free(b.entries);
+	free(b.stale);
+	free(b.failed);
+}
+
+/* statistics since the previous tick */
+static void input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in)
+{
+	const struct ut_ring_stats *a = &ring->obs.stats, *b = &ring->tune.last_stats;
+
+	memset(in, 0, sizeof(*in));
+	in->now_ns = now;
+	in->waits = a->waits - b->waits;
+	in->waits_nosleep = a->waits_nosleep - b->waits_nosleep;
+	in->busy_windows = a->busy_windows - b->busy_windows;
+	in->busy_paid = a->busy_paid - b->busy_paid;
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		in->hist[i] = a->busy_hist[i] - b->busy_hist[i];
+	in->napi_ids = a->napi_ids;
+	in->n_ids = lc_count_ids(a->napi_ids);
+	in->ids_changed_ns = a->napi_ids_changed_ns;
+}
+
+static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
+{
+	struct ring_tune *t = &ring->tune;
+	struct tuner_setting s;
+	struct tuner_input in;
+	char why[200], err[160];
+	int ret;
+
+	input_of(ring, now, &in);
+	if (tuner_decide(&lc->cfg->napi, &t->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
+		return;
+	ret = lc_apply(lc, ring, &s, err, sizeof(err));
+	if (ret) {
+		lc_refused(lc, ring, ret, err);
+		return;
+	}
+	lc->actions_ok++;
+	tuner_applied(&t->tuner, &s, now);
+	if (!lc_backend(lc, ring)->deferred)
+		napi_from_setting(ring, &s);
+	snprintf(t->last_decision, sizeof(t->last_decision), "%s", why);
+	log_ring(LOG_INFO, ring, "%s", why);
+}
+
+void lifecycle_tick(struct lifecycle *lc)
+{
+	uint64_t now = lc_now(lc);
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(lc->reg, i, ring) {
+		struct ring_tune *t = &ring->tune;
+
+		if (t->managed_by == UT_MANAGED_URINGTUNE) {
+			/* an IOPOLL ring is uringtune's for hybrid polling only: no NAPI */
+			if (lc->cfg->mode == UT_MODE_TUNE && ring->obs.have_stats &&
+			    t->have_last_stats && !t->pinned && !t->refused &&
+			    !(ring->obs.setup_flags & UT_SETUP_IOPOLL))
+				decide(lc, ring, now);
+		} else {
+			/* an idle ring has no statistics yet: eligible all the same */
+			lifecycle_ring_seen(lc, ring);
+		}
+		if (ring->obs.have_stats) {
+			t->last_stats = ring->obs.stats;
+			t->have_last_stats = true;
+		}
+	}
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A ring's tuning lifecycle, the only writer of its tuning state (struct
+ * ring_tune): which rings uringtune takes, the journal written before every
+ * first change, the tuner's decisions carried out through a backend, an
+ * application taking a ring over, and the way back (stop, reset, crash
+ * recovery). The decisions are tuner.c's; how a setting reaches the kernel
+ * is the backend's (tune_backend.h).
+ *
+ *   found ──> queued ──flush──> journaled ──apply──> taken ──tick──> decide/apply
+ *                                   │ refused: entry dropped, ring marked refused
+ *   taken ──app registers itself──> app (entry dropped, nothing undone)
+ *   taken ──stop / reset──> restored (entry dropped)
+ *   start after a crash: entry ──ring gone──> dropped
+ *                              ──tune mode, still on──> re-adopted
+ *                              ──otherwise──> restored
+ */
+#ifndef UT_LIFECYCLE_H
+#define UT_LIFECYCLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "config.h"
+#include "journal.h"
+#include "registry.h"
+#include "tune_backend.h"
+#include "tuner.h"
+
+/* what the lifecycle asks of the world, injectable for tests */
+struct lifecycle_env {
+	uint64_t (*now)(void);		/* CLOCK_MONOTONIC ns, the BPF clock */
+	/* [select]: may uringtune tune this process? If not, *why names the rule */
+	bool (*selects)(void *arg, pid_t pid, const char *comm, const char **why);
+	void *arg;
+};
+
+struct lifecycle {
+	struct ut_registry *reg;
+	const struct ut_config *cfg;	/* mode and [napi]; swapped in place on reload */
+	pid_t self_pid;			/* our own register calls are not an app's */
+	bool napi_supported;
+	struct lifecycle_env env;
+	struct tune_backend pidfd;	/* from outside, journaled */
+	struct tune_backend agent;	/* through the ring's agent (name NULL: none) */
+
+	struct journal journal;
+	bool ready;			/* journal settled: rings may be changed */
+	uint64_t *take_queue;		/* rings to take at the next flush */
+	size_t n_take, cap_take;
+
+	/* counters, for status and metrics */
+	uint64_t actions_ok;		/* changes the kernel accepted */
+	uint64_t actions_failed;	/* ... and refused */
+	uint64_t agent_applied;		/* agent decisions seen applied */
+};
+
+/* open the journal under cfg->state_dir; err says why not */
+int lifecycle_init(struct lifecycle *lc, struct ut_registry *reg, const struct ut_config *cfg,
+		   const struct lifecycle_env *env, char *err, size_t errlen);
+void lifecycle_fini(struct lifecycle *lc);
+
+/*
+ * Before anything else changes a ring: every journal entry left by a
+ * previous run is restored (observe mode, or ring no longer ours) or
+ * re-adopted (tune mode), or dropped if its ring is gone. Needs a swept
+ * registry. Enables taking rings.
+ */
+void lifecycle_settle_journal(struct lifecycle *lc);
+
+/*
+ * A ring appeared: from a create event, or found by a sweep (@swept: NAPI
+ * already on means its application switched it on). Queued if eligible.
+ */
+void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept);
+/* queue the ring if it is eligible (also every tick for rings not ours) */
+void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring);
+/* take every queued ring: one journal write for the burst, then the backend */
+void lifecycle_flush(struct lifecycle *lc);
+/* the ring is gone (closed, process exited): its journal entry goes too */
+void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring);
+
+/*
+ * A NAPI (un)register call on a ring (BPF event), after the registry noted
+ * the new state. @agent_setup: the ring's process is setting a ring up
+ * through its agent with NAPI in the decision. Returns true when the call
+ * was the application's own and the ring is now the application's.
+ */
+bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const struct ut_event *ev,
+			   bool agent_setup);
+/* the application manages NAPI on that ring itself now: forget it, undo nothing */
+void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring);
+
+/* what the agent did at setup, as it reported it */
+struct agent_setup_result {
+	bool hybrid_added;
+	bool napi_tried;
+	int napi_ret;
+	struct tuner_setting napi_setting;
+};
+/* a ring set up through its agent is attached to its slot */
+void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
+			      const struct agent_setup_result *r);
+/* a previous run's agent ring with a NAPI decision: re-adopt, switch on again, or off */
+void lifecycle_agent_settle(struct lifecycle *lc, struct ut_ring *ring);
+
+/* every tick, after the statistics were refreshed */
+void lifecycle_tick(struct lifecycle *lc);
+
+/*
+ * The daemon stops: agent rings get NAPI off (at their next call), every
+ * journaled ring is put back. Returns how many could not be.
+ */
+int lifecycle_stop(struct lifecycle *lc);
+/* put every journaled ring back as it was; returns how many could not be */
+int lifecycle_restore_all(struct lifecycle *lc);
+
+/* `uringtune set`: pin a ring to a setting; `uringtune reset`: restore (pid -1: all) */
+int lifecycle_set(struct lifecycle *lc, pid_t pid, int fd, const struct tuner_setting *s,
+		  char *err, size_t errlen);
+int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t errlen);
+/* is that ring changed through its agent (so later, at its next call)? */
+bool lifecycle_via_agent(const struct lifecycle *lc, pid_t pid, int fd);
+
+#endif /* UT_LIFECYCLE_H */

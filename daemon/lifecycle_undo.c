@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/* The way back: settling a previous run's journal, restoring, an app taking over. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lifecycle.h"
+#include "lifecycle_priv.h"
+#include "log.h"
+
+void lc_readopt(struct lifecycle *lc, struct ut_ring *ring, struct tuner_setting *cur)
+{
+	const struct ut_napi_state *n = &ring->obs.napi;
+
+	/* still as uringtune left it: carry on from the kernel's state */
+	memset(cur, 0, sizeof(*cur));
+	cur->enabled = true;
+	cur->busy_poll_us = n->busy_poll_ns / 1000;
+	cur->prefer = n->prefer;
+	cur->static_ids = n->track_mode == UT_TRACK_STATIC;
+	tuner_applied(&ring->tune.tuner, cur, lc_now(lc));
+	ring->tune.managed_by = UT_MANAGED_URINGTUNE;
+}
+
+/* the ring is back as it was before uringtune: nobody's */
+static void released(struct ut_ring *ring, const struct journal_entry *e)
+{
+	struct ut_napi_state n = ring->obs.napi;
+
+	ring->tune.managed_by = UT_MANAGED_NONE;
+	ring->tune.pinned = false;
+	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
+	n.enabled = e->enabled;
+	n.busy_poll_ns = e->enabled ? (uint64_t)e->busy_poll_us * 1000 : 0;
+	n.prefer = e->prefer;
+	n.track_mode = e->track_mode;
+	registry_napi_set(ring, &n);
+}
+
+/* put one journaled ring back; 0 (done, or the ring is gone), or -errno */
+static int restore_ring(struct lifecycle *lc, const struct journal_entry *e)
+{
+	struct ut_ring *ring = registry_find(lc->reg, e->ctx);
+	struct journal_entry copy = *e;
+	char err[160];
+	int ret;
+
+	ret = lc->pidfd.restore(lc->pidfd.arg, &copy, err, sizeof(err));
+	if (ret && ret != -ESRCH && ret != -ESTALE) {
+		log_err("ring pid=%d fd=%d: restoring its NAPI settings failed: %s "
+			"(kept in the journal for the next start)", copy.pid, copy.fd, err);
+		return ret;
+	}
+	if (ret)
+		log_debug("ring pid=%d fd=%d is gone, nothing to restore: %s", copy.pid, copy.fd,
+			  err);
+	else
+		log_info("ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid, copy.fd,
+			 copy.enabled ? "enabled" : "disabled");
+	if (ring)
+		released(ring, &copy);
+	return 0;
+}
+
+int lc_restore_entry(struct lifecycle *lc, const struct journal_entry *e)
+{
+	uint64_t ctx = e->ctx;
+	int ret = restore_ring(lc, e);
+
+	return ret ? ret : journal_drop(&lc->journal, ctx);
+}
+
+int lifecycle_restore_all(struct lifecycle *lc)
+{
+	size_t n = lc->journal.n, done = 0;
+	uint64_t *ctxs;
+	int failed = 0;
+
+	if (!n)
+		return 0;
+	ctxs = calloc(n, sizeof(*ctxs));
+	if (!ctxs)
+		return (int)n;
+	/* every ring first, then one journal write: a stop stays quick */
+	for (size_t i = 0; i < n; i++) {
+		if (restore_ring(lc, &lc->journal.entries[i]))
+			failed++;
+		else
+			ctxs[done++] = lc->journal.entries[i].ctx;
+	}
+	if (journal_drop_many(&lc->journal, ctxs, done)) {
+		/* restored but still journaled: the next start finds them as they were */
+		log_err("journal %s: dropping %zu restored rings failed", lc->journal.path, done);
+	}
+	free(ctxs);
+	return failed;
+}
+
+void lifecycle_settle_journal(struct lifecycle *lc)
+{
+	for (size_t i = lc->journal.n; i-- > 0;) {
+		struct journal_entry e = lc->journal.entries[i];
+		struct ut_ring *ring = registry_find(lc->reg, e.ctx);
+		struct tuner_setting cur;
+
+		if (!ring || !lc_same_ring(ring, &e)) {
+			log_info("journal: ring pid=%d fd=%d is gone since the last run", e.pid, e.fd);
+			journal_drop(&lc->journal, e.ctx);
+			continue;
+		}
+		if (lc->cfg->mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
+			lc_readopt(lc, ring, &cur);
+			log_info("journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)", e.pid,
+				 ring->obs.holder.comm, e.fd, cur.busy_poll_us);
+			continue;
+		}
+		lc_restore_entry(lc, &e);
+	}
+	lc->ready = true;
+}
+
+void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring)
+{
+	struct ring_tune *t = &ring->tune;
+
+	t->managed_by = UT_MANAGED_APP;
+	t->pinned = false;
+	t->pending = false;
+	memset(&t->tuner, 0, sizeof(t->tuner));
+	if (!journal_find(&lc->journal, ring->ctx))
+		return;
+	/* the application's choice stands: nothing is restored over it */
+	if (journal_drop(&lc->journal, ring->ctx))
+		log_ring(LOG_ERR, ring, "dropping its journal entry failed");
+	log_ring(LOG_INFO, ring, "its application took over NAPI; uringtune forgets its own "
+		 "change");
+}
+
+/* every agent ring uringtune switched NAPI on for gets it off, at its next call */
+static void agent_rings_off(struct lifecycle *lc)
+{
+	static const struct tuner_setting off = { .enabled = false };
+	struct ut_ring *ring;
+	char err[128];
+	size_t i, n = 0;
+
+	registry_for_each(lc->reg, i, ring) {
+		const struct ring_tune *t = &ring->tune;
+
+		/* a decision still on its way would switch NAPI on after we are gone */
+		if (!ring_agent_driven(ring) || t->managed_by != UT_MANAGED_URINGTUNE ||
+		    !(ring->obs.napi.enabled || (t->pending && t->want.enabled)))
+			continue;
+		if (lc_apply(lc, ring, &off, err, sizeof(err)) == 0)
+			n++;
+	}
+	if (n)
+		log_info("%zu ring%s set up through the agent: NAPI off at the ring's next submit "
+			 "or wait", n, n == 1 ? "" : "s");
+}
+
+int lifecycle_stop(struct lifecycle *lc)
+{
+	/* the agents apply it at their rings' next call, after we are gone */
+	agent_rings_off(lc);
+	return lc->journal.n ? lifecycle_restore_all(lc) : 0;
+}

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The sd-event loop: ring-buffer events, the reconcile tick, the control
+ * and agent sockets, signals (SIGTERM/SIGINT stop, SIGHUP reloads), the
+ * service manager's STATUS= and watchdog.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <systemd/sd-daemon.h>
+
+#include "control.h"
+#include "export.h"
+#include "log.h"
+#include "loop.h"
+
+/*
+ * STATUS= for `systemctl status`: the mode and ring counts, e.g. "tune mode:
+ * 12 rings, 3 tuned by uringtune (1 through the agent), 1 managed by apps".
+ * Sent only when it changed (or with @force, which READY=1 needs after a
+ * reload), so the service manager does not get a message every tick.
+ * Without NOTIFY_SOCKET sd_notify() does nothing.
+ */
+static void notify_status(struct loop *l, const char *also, bool force)
+{
+	struct ut_daemon *d = l->d;
+	size_t i, tuned = 0, app = 0, agent = 0;
+	struct ut_ring *ring;
+	char status[sizeof(l->status)];
+
+	registry_for_each(&d->reg, i, ring) {
+		if (ring->tune.managed_by == UT_MANAGED_URINGTUNE) {
+			tuned++;
+			agent += ring->agent.via;
+		} else if (ring->tune.managed_by == UT_MANAGED_APP) {
+			app++;
+		}
+	}
+	snprintf(status, sizeof(status), "%s mode: %zu ring%s, %zu tuned by uringtune "
+		 "(%zu through the agent), %zu managed by apps", config_mode_name(d->cfg.mode),
+		 d->reg.count, d->reg.count == 1 ? "" : "s", tuned, agent, app);
+	if (!force && !strcmp(status, l->status))
+		return;
+	memcpy(l->status, status, sizeof(status));
+	sd_notifyf(0, "%s%sSTATUS=%s", also ? also : "", also ? "\n" : "", status);
+}
+
+static int on_events(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)s, (void)fd, (void)revents;
+	daemon_events(l->d);
+	return 0;
+}
+
+static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)usec;
+	daemon_tick(l->d);
+	export_tick(l->d);
+	notify_status(l, NULL, false);
+	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	return 0;
+}
+
+static int on_control(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)s, (void)revents;
+	/* answer from the newest state */
+	daemon_events(l->d);
+	control_serve_one(fd, l->d);
+	return 0;
+}
+
+static int on_agent(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)s, (void)fd, (void)revents;
+	/* a RING message names a ring whose create event must be in first */
+	daemon_events(l->d);
+	agent_server_serve_one(&l->d->agent);
+	return 0;
+}
+
+static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	struct loop *l = arg;
+
+	log_info("received %s, stopping", strsignal(si->ssi_signo));
+	/* main() restores the rings once the loop has returned */
+	sd_notifyf(0, "STOPPING=1\nSTATUS=stopping: restoring %zu ring%s uringtune changed",
+		   l->d->lc.journal.n, l->d->lc.journal.n == 1 ? "" : "s");
+	return sd_event_exit(sd_event_source_get_event(s), 0);
+}
+
+/* parse, then swap: a bad file leaves the running configuration in place */
+static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
+{
+	struct loop *l = arg;
+	struct ut_daemon *d = l->d;
+	struct ut_config next;
+	struct timespec now;
+	char err[512];
+
+	(void)s, (void)si;
+	/*
+	 * MONOTONIC_USEC is what Type=notify-reload (systemd 253+) wants with
+	 * RELOADING=1; older managers ignore it.
+	 */
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading %s",
+		   (unsigned long long)now.tv_sec * 1000000ULL + now.tv_nsec / 1000,
+		   d->config_path);
+	if (config_load(d->config_path, &next, err, sizeof(err))) {
+		log_err("reload refused, keeping the running configuration: %s", err);
+		goto out;
+	}
+	if (strcmp(next.socket_path, d->cfg.socket_path) ||
+	    next.max_rings != d->cfg.max_rings ||
+	    next.agent.enabled != d->cfg.agent.enabled ||
+	    strcmp(next.agent.socket_path, d->cfg.agent.socket_path) ||
+	    strcmp(next.agent.page_path, d->cfg.agent.page_path))
+		log_warn("reload: socket, max_rings and [agent] enabled, socket and page take "
+			 "effect at the next start");
+	if (next.mode != d->cfg.mode) {
+		log_warn("reload: mode change to %s takes effect at the next start",
+			 config_mode_name(next.mode));
+		next.mode = d->cfg.mode;
+	}
+	snprintf(next.socket_path, sizeof(next.socket_path), "%s", d->cfg.socket_path);
+	next.max_rings = d->cfg.max_rings;
+	next.agent.enabled = d->cfg.agent.enabled;
+	memcpy(next.agent.socket_path, d->cfg.agent.socket_path, sizeof(next.agent.socket_path));
+	memcpy(next.agent.page_path, d->cfg.agent.page_path, sizeof(next.agent.page_path));
+	d->cfg = next;
+	log_set_level(d->cfg.log_level);
+	log_info("configuration reloaded from %s", d->config_path);
+out:
+	notify_status(l, "READY=1", true);
+	return 0;
+}
+
+int loop_run(struct loop *l)
+{
+	struct ut_daemon *d = l->d;
+	int ret;
+
+	ret = sd_event_default(&l->event);
+	if (ret < 0)
+		return ret;
+	if ((ret = sd_event_add_signal(l->event, NULL, SIGTERM, on_stop, l)) < 0 ||
+	    (ret = sd_event_add_signal(l->event, NULL, SIGINT, on_stop, l)) < 0 ||
+	    (ret = sd_event_add_signal(l->event, NULL, SIGHUP, on_reload, l)) < 0 ||
+	    (ret = sd_event_add_io(l->event, NULL, trace_events_fd(&d->trace), EPOLLIN,
+				   on_events, l)) < 0 ||
+	    (ret = sd_event_add_io(l->event, NULL, l->control_fd, EPOLLIN, on_control, l)) < 0 ||
+	    (ret = sd_event_add_time_relative(l->event, &l->tick, CLOCK_MONOTONIC,
+					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)
+		goto out;
+	if (d->agent.listen_fd >= 0 &&
+	    (ret = sd_event_add_io(l->event, NULL, d->agent.listen_fd, EPOLLIN, on_agent, l)) < 0)
+		goto out;
+
+	/* BPF is attached and the journal settled (main()): ready */
+	notify_status(l, "READY=1", true);
+	log_info("ready: mode %s, %zu rings, control socket %s", config_mode_name(d->cfg.mode),
+		 d->reg.count, d->cfg.socket_path);
+
+	/*
+	 * With WATCHDOG_USEC set (WatchdogSec=) and WATCHDOG_PID unset or ours,
+	 * sd-event sends WATCHDOG=1 every half to three quarters of the
+	 * interval, from the loop itself: a stuck loop stops the pings. The
+	 * first one goes out at once, after READY=1.
+	 */
+	ret = sd_event_set_watchdog(l->event, true);
+	if (ret < 0)
+		log_warn("watchdog: %s: the service manager's WatchdogSec= will not be honoured",
+			 strerror(-ret));
+	else if (ret > 0)
+		log_info("watchdog: WATCHDOG_USEC=%s, WATCHDOG=1 sent from the event loop",
+			 getenv("WATCHDOG_USEC"));
+
+	ret = sd_event_loop(l->event);
+out:
+	sd_event_source_unref(l->tick);
+	l->event = sd_event_unref(l->event);
+	return ret;
+}
