@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The ring lifecycle's orchestration, without a kernel: a fake backend that
+ * records every call and answers as told, an injected clock, and a journal
+ * in a temporary directory. What must hold: no change without a journal
+ * entry on disk first; a refusal leaves no entry and a refused ring; a start
+ * after a crash drops, re-adopts or restores each entry as the ring and the
+ * mode say; an application taking a ring over keeps its own settings.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lifecycle.h"
+#include "uring_abi.h"
+#include "unit.h"
+
+#define RING_A	0xffff888100001000ULL
+#define RING_B	0xffff888100002000ULL
+#define SELF	4000
+
+/* the fake backend: what it was asked, and what it answers */
+struct fake {
+	unsigned int applies, restores;
+	struct tuner_setting last;
+	struct journal_entry restored;
+	int apply_ret, restore_ret;
+	unsigned int journal_n_at_apply;	/* entries on disk when it was called */
+	struct lifecycle *lc;
+};
+
+static struct fake fake;
+static uint64_t clock_ns;
+static bool select_ok = true;
+static char dir[64];
+static unsigned int host;	/* each test its own state directory */
+
+static uint64_t fake_now(void)
+{
+	return clock_ns;
+}
+
+static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
+{
+	(void)arg, (void)pid, (void)comm;
+	*why = "excluded by exclude_comm";
+	return select_ok;
+}
+
+static int fake_apply(void *arg, const struct ut_ring *ring, const struct tuner_setting *s,
+		      char *err, size_t errlen)
+{
+	struct fake *f = arg;
+
+	(void)ring;
+	f->applies++;
+	f->last = *s;
+	f->journal_n_at_apply = f->lc->journal.n;
+	if (f->apply_ret)
+		snprintf(err, errlen, "refused by the fake backend");
+	return f->apply_ret;
+}
+
+static int fake_restore(void *arg, const struct journal_entry *e, char *err, size_t errlen)
+{
+	struct fake *f = arg;
+
+	f->restores++;
+	f->restored = *e;
+	if (f->restore_ret)
+		snprintf(err, errlen, "restore refused by the fake backend");
+	return f->restore_ret;
+}
+
+static struct ut_config cfg;
+static struct ut_registry reg;
+static struct lifecycle lc;
+
+/* a lifecycle in mode over a fresh registry and the journal this host has */
+static void restart(enum ut_mode mode)
+{
+	const struct lifecycle_env env = { .now = fake_now, .selects = fake_selects };
+	char err[256];
+
+	config_defaults(&cfg);
+	cfg.mode = mode;
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s/state%u", dir, host);
+	memset(&fake, 0, sizeof(fake));
+	memset(&lc, 0, sizeof(lc));
+	fake.lc = &lc;
+	select_ok = true;
+	clock_ns = 1000000000ULL;
+	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
+	lc.self_pid = SELF;
+	lc.napi_supported = true;
+	lc.pidfd = (struct tune_backend){
+		.name = "register", .journaled = true,
+		.apply = fake_apply, .restore = fake_restore, .arg = &fake,
+	};
+	UT_ASSERT_EQ_INT(lifecycle_init(&lc, &reg, &cfg, &env, err, sizeof(err)), 0);
+}
+
+/* a new host: nothing left by an earlier test */
+static void start(enum ut_mode mode)
+{
+	host++;
+	restart(mode);
+}
+
+/* a crash: memory gone, the journal stays on disk */
+static void crash(void)
+{
+	lifecycle_fini(&lc);
+	registry_free(&reg);
+}
+
+static struct ut_ring *add_ring(uint64_t ctx, pid_t pid, int fd, uint32_t flags, bool napi_on)
+{
+	struct ut_event ev = {
+		.type = UT_EV_RING_CREATE, .tgid = pid, .fd = fd, .ctx = ctx,
+		.ts_ns = clock_ns, .start_boottime = 77, .ino = 500 + fd, .setup_flags = flags,
+	};
+	struct ut_ring *ring;
+
+	snprintf(ev.comm, sizeof(ev.comm), "app%d", pid);
+	ev.napi.supported = 1;
+	ev.napi.enabled = napi_on;
+	ev.napi.busy_poll_ns = napi_on ? 50000 : 0;
+	ev.napi.track_mode = napi_on ? UT_TRACK_DYNAMIC : UT_TRACK_INACTIVE;
+	ring = registry_on_create(&reg, &ev, ev.ino);
+	if (!ring)
+		abort();	/* out of memory: nothing below would mean anything */
+	return ring;
+}
+
+/* found by the first sweep of a new run (NAPI on: the app's, or ours left behind) */
+static struct ut_ring *sweep_ring(uint64_t ctx, pid_t pid, int fd, bool napi_on)
+{
+	struct ut_ring *ring = add_ring(ctx, pid, fd, 0, napi_on);
+
+	lifecycle_ring_found(&lc, ring, true);
+	return ring;
+}
+
+static struct ut_event register_event(const struct ut_ring *ring, pid_t pid, int ret,
+				      unsigned int us)
+{
+	struct ut_event ev = {
+		.type = UT_EV_NAPI_REGISTER, .tgid = pid, .ctx = ring->ctx, .opcode = 27, .ret = ret,
+	};
+
+	ev.napi.supported = 1;
+	ev.napi.enabled = us != 0;
+	ev.napi.busy_poll_ns = us * 1000ULL;
+	ev.napi.track_mode = us ? UT_TRACK_DYNAMIC : UT_TRACK_INACTIVE;
+	return ev;
+}
+
+UT_TEST(take_journals_before_the_backend)
+{
+	struct ut_ring *ring;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	ring = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, ring, false);
+	UT_ASSERT(ring->tune.queued);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	/* the entry was on disk when the backend was called */
+	UT_ASSERT_EQ_INT(fake.journal_n_at_apply, 1);
+	UT_ASSERT(fake.last.enabled);
+	UT_ASSERT_EQ_INT(fake.last.busy_poll_us, cfg.napi.initial_us);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(lc.actions_ok, 1);
+	UT_ASSERT(ring->obs.napi.enabled);
+	UT_ASSERT(journal_find(&lc.journal, RING_A) != NULL);
+	/* its reaction time comes from the injected clock */
+	UT_ASSERT_EQ_INT(ring->tune.reaction_ns, 0);
+	crash();
+}
+
+UT_TEST(journal_write_fails_backend_never_called)
+{
+	char state[PATH_MAX], err[160];
+	struct ut_ring *ring;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	/* the state directory vanishes: no temporary file can be made */
+	snprintf(state, sizeof(state), "%s", cfg.state_dir);
+	UT_ASSERT_EQ_INT(rmdir(state), 0);
+	ring = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, ring, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(lc.actions_failed, 1);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_STR_CONTAINS(ring->tune.error, "cannot write the journal");
+	/* uringtune set too: no change without a way back */
+	UT_ASSERT(lifecycle_set(&lc, 100, 5, &(struct tuner_setting){ .enabled = true,
+				.busy_poll_us = 30 }, err, sizeof(err)) < 0);
+	UT_ASSERT_STR_CONTAINS(err, "cannot write the journal");
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(mkdir(state, 0700), 0);
+	crash();
+}
+
+UT_TEST(backend_refuses_entry_dropped_ring_refused)
+{
+	struct ut_ring *ring;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	fake.apply_ret = -EEXIST;
+	ring = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, ring, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	UT_ASSERT_EQ_INT(fake.journal_n_at_apply, 1);
+	/* nothing was changed: the entry undoes nothing and is gone */
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT(ring->tune.refused);
+	UT_ASSERT_STR_CONTAINS(ring->tune.error, "refused by the fake backend");
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(lc.actions_failed, 1);
+	/* not retried at the next tick */
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	crash();
+}
+
+/* a ring that went away before it could be changed is no refusal worth a warning */
+UT_TEST(backend_ring_gone)
+{
+	struct ut_ring *ring;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	fake.apply_ret = -ESRCH;
+	ring = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, ring, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT_STR_CONTAINS(ring->tune.error, "ring went away");
+	crash();
+}
+
+/* run 1 takes two rings and dies; run 2 finds one gone, one still on */
+static void crash_with_two_rings(void)
+{
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	lifecycle_ring_found(&lc, add_ring(RING_A, 100, 5, 0, false), false);
+	lifecycle_ring_found(&lc, add_ring(RING_B, 200, 6, 0, false), false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 2);
+	crash();
+}
+
+UT_TEST(settle_ring_gone_dropped)
+{
+	crash_with_two_rings();
+	restart(UT_MODE_TUNE);
+	UT_ASSERT_EQ_INT(lc.journal.n, 2);
+	/* only B is still there, and it is another ring at B's address now */
+	sweep_ring(RING_B, 201, 6, false);
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	UT_ASSERT(lc.ready);
+	crash();
+}
+
+UT_TEST(settle_tune_mode_readopts)
+{
+	struct ut_ring *a;
+
+	crash_with_two_rings();
+	restart(UT_MODE_TUNE);
+	/* A as run 1 left it: NAPI on (so it looks like an app's at first) */
+	a = sweep_ring(RING_A, 100, 5, true);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_APP);
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(a->tune.tuner.cur.busy_poll_us, 50);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	/* still journaled: a stop puts it back */
+	UT_ASSERT(journal_find(&lc.journal, RING_A) != NULL);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
+	UT_ASSERT_EQ_INT(fake.restores, 1);
+	UT_ASSERT_EQ_INT(fake.restored.ctx, RING_A);
+	UT_ASSERT(!fake.restored.enabled);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT(!a->obs.napi.enabled);
+	crash();
+}
+
+UT_TEST(settle_observe_mode_restores)
+{
+	struct ut_ring *a;
+
+	crash_with_two_rings();
+	restart(UT_MODE_OBSERVE);
+	a = sweep_ring(RING_A, 100, 5, true);
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(fake.restores, 1);
+	UT_ASSERT_EQ_INT(fake.restored.pid, 100);
+	UT_ASSERT_EQ_INT(fake.restored.fd, 5);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT(!a->obs.napi.enabled);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	crash();
+}
+
+/* a restore the kernel refuses keeps the entry for the next start */
+UT_TEST(settle_restore_refused_kept)
+{
+	crash_with_two_rings();
+	restart(UT_MODE_OBSERVE);
+	sweep_ring(RING_A, 100, 5, true);
+	sweep_ring(RING_B, 200, 6, true);
+	fake.restore_ret = -EPERM;
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(fake.restores, 2);
+	UT_ASSERT_EQ_INT(lc.journal.n, 2);
+	crash();
+}
+
+UT_TEST(app_takeover_forgets_undoes_nothing)
+{
+	struct ut_event ev;
+	struct ut_ring *a;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	/* our own register call is not the application's */
+	ev = register_event(a, SELF, 0, 26);
+	UT_ASSERT(!lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_URINGTUNE);
+	/* the application's is */
+	ev = register_event(a, 100, 0, 200);
+	UT_ASSERT(lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(a->obs.napi.busy_poll_ns, 200000);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	/* a stop restores nothing over the application's choice */
+	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	/* and the tuner leaves it alone */
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	crash();
+}
+
+UT_TEST(observe_mode_changes_nothing)
+{
+	start(UT_MODE_OBSERVE);
+	lifecycle_settle_journal(&lc);
+	lifecycle_ring_found(&lc, add_ring(RING_A, 100, 5, 0, false), false);
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	crash();
+}
+
+/* nothing is taken before the previous run's journal is settled */
+UT_TEST(nothing_before_settle)
+{
+	start(UT_MODE_TUNE);
+	lifecycle_ring_found(&lc, add_ring(RING_A, 100, 5, 0, false), false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	crash();
+}
+
+UT_TEST(select_and_flags_gate_taking)
+{
+	struct ut_ring *si;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	select_ok = false;
+	lifecycle_ring_found(&lc, add_ring(RING_A, 100, 5, 0, false), false);
+	/* SINGLE_ISSUER: EEXIST from outside; not taken without an agent */
+	select_ok = true;
+	si = add_ring(RING_B, 200, 6, UT_SETUP_SINGLE_ISSUER, false);
+	lifecycle_ring_found(&lc, si, false);
+	/* our own rings neither */
+	lifecycle_ring_found(&lc, add_ring(RING_A + 0x100, SELF, 7, 0, false), false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	crash();
+}
+
+/* a gone ring's entry goes with it; a stop then has nothing to restore */
+UT_TEST(ring_gone_drops_entry)
+{
+	struct ut_ring *a;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	lifecycle_flush(&lc);
+	lifecycle_ring_gone(&lc, a);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	crash();
+}
+
+/* the agent backend: deferred, unjournaled, confirmed by the register event */
+static struct fake agent_fake;
+
+UT_TEST(agent_backend_deferred_until_confirmed)
+{
+	struct tuner_setting s = { .enabled = true, .busy_poll_us = 30 };
+	struct ut_event ev;
+	char err[160];
+	struct ut_ring *r;
+
+	start(UT_MODE_TUNE);
+	memset(&agent_fake, 0, sizeof(agent_fake));
+	agent_fake.lc = &lc;
+	lc.agent = (struct tune_backend){
+		.name = "agent", .deferred = true, .apply = fake_apply, .arg = &agent_fake,
+	};
+	lifecycle_settle_journal(&lc);
+	r = add_ring(RING_A, 100, 5, UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN, false);
+	r->agent.via = true;
+	lifecycle_ring_found(&lc, r, false);
+	UT_ASSERT(lifecycle_via_agent(&lc, 100, 5));
+	clock_ns += 5000000;
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(agent_fake.applies, 1);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	/* the page is its record: no journal entry */
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT(r->tune.pending);
+	UT_ASSERT_EQ_INT(r->tune.published_ns, clock_ns);
+	UT_ASSERT_EQ_INT(r->tune.managed_by, UT_MANAGED_URINGTUNE);
+	/* the kernel state is what the event says, not what was asked */
+	UT_ASSERT(!r->obs.napi.enabled);
+	/* the agent's call, from the program's pid, confirms it */
+	ev = register_event(r, 100, 0, 30);
+	UT_ASSERT(!lifecycle_on_register(&lc, r, &ev, false));
+	UT_ASSERT(!r->tune.pending);
+	UT_ASSERT_EQ_INT(lc.agent_applied, 1);
+	UT_ASSERT(r->obs.napi.enabled);
+	/* later, a call the agent would not make is the program's own */
+	ev = register_event(r, 100, 0, 99);
+	UT_ASSERT(lifecycle_on_register(&lc, r, &ev, false));
+	UT_ASSERT_EQ_INT(r->tune.managed_by, UT_MANAGED_APP);
+	crash();
+}
+
+int main(void)
+{
+	char tmpl[] = "/tmp/uringtune-lifecycle-XXXXXX";
+
+	if (!mkdtemp(tmpl)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "%s", tmpl);
+	ut_run("take_journals_before_the_backend", take_journals_before_the_backend);
+	ut_run("journal_write_fails_backend_never_called", journal_write_fails_backend_never_called);
+	ut_run("backend_refuses_entry_dropped_ring_refused", backend_refuses_entry_dropped_ring_refused);
+	ut_run("backend_ring_gone", backend_ring_gone);
+	ut_run("settle_ring_gone_dropped", settle_ring_gone_dropped);
+	ut_run("settle_tune_mode_readopts", settle_tune_mode_readopts);
+	ut_run("settle_observe_mode_restores", settle_observe_mode_restores);
+	ut_run("settle_restore_refused_kept", settle_restore_refused_kept);
+	ut_run("app_takeover_forgets_undoes_nothing", app_takeover_forgets_undoes_nothing);
+	ut_run("observe_mode_changes_nothing", observe_mode_changes_nothing);
+	ut_run("nothing_before_settle", nothing_before_settle);
+	ut_run("select_and_flags_gate_taking", select_and_flags_gate_taking);
+	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
+	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
+	return ut_finish();
+}
