@@ -21,10 +21,11 @@
 
 #include "agent_abi.h"
 #include "agent_check.h"
+#include "agent_log.h"
 
 #define AGENT_INTERNAL	__attribute__((visibility("hidden")))
 
-/* ---- environment (agent_env.c), read once ---- */
+/* ---- environment (agent_env.c), read once; the log is agent_log.h ---- */
 
 struct agent_env {
 	struct agent_policy policy;	/* URINGTUNE_AGENT_POLICY (all UNSET if malformed) */
@@ -36,19 +37,10 @@ struct agent_env {
 /* parsed on first use (pthread_once); also registers the fork handlers */
 AGENT_INTERNAL const struct agent_env *agent_env(void);
 
-/*
- * "uringtune-agent: <message>\n" on stderr with one write(2): no stdio, so no
- * lock a fork or a signal could leave held. errno is preserved.
- */
-AGENT_INTERNAL void agent_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
 #define agent_debug(...) do {				\
 	if (agent_env()->debug)				\
 		agent_log(__VA_ARGS__);			\
 } while (0)
-
-/* "EEXIST" for 17: the kernel's answer as a programmer reads it */
-AGENT_INTERNAL const char *agent_errname(int err);
 
 /* ---- the real functions (agent_real.c) ---- */
 
