@@ -22,6 +22,7 @@
 #include "agent_abi.h"
 #include "agent_check.h"
 #include "agent_log.h"
+#include "agent_real.h"
 
 #define AGENT_INTERNAL	__attribute__((visibility("hidden")))
 
@@ -41,33 +42,6 @@ AGENT_INTERNAL const struct agent_env *agent_env(void);
 	if (agent_env()->debug)				\
 		agent_log(__VA_ARGS__);			\
 } while (0)
-
-/* ---- the real functions (agent_real.c) ---- */
-
-/*
- * dlsym(RTLD_NEXT, @name), else the definition in the object that called the
- * interposer (@caller: a liburing dlopen()ed RTLD_LOCAL is not after us in
- * the global scope, but its own internal calls still land here). Stored in
- * *@slot; NULL if there is none.
- */
-AGENT_INTERNAL void *agent_real_resolve(void **slot, const char *name, const void *caller);
-
-/* one relaxed load once resolved: a function's address never changes */
-static inline void *agent_real(void **slot, const char *name, const void *caller)
-{
-	void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
-
-	if (__builtin_expect(!p, 0))
-		p = agent_real_resolve(slot, name, caller);
-	return p;
-}
-
-/*
- * The real syscall(2), never the agent's own interposer: the agent's
- * io_uring_register and io_uring_setup calls must neither look like the
- * program's nor run the agent again. -1 and errno, as syscall(2).
- */
-AGENT_INTERNAL long agent_sys(long nr, long a1, long a2, long a3, long a4, long a5, long a6);
 
 /* ---- shared state ---- */
 
