@@ -23,8 +23,7 @@
 #include "agent_check.h"
 #include "agent_log.h"
 #include "agent_real.h"
-
-#define AGENT_INTERNAL	__attribute__((visibility("hidden")))
+#include "agent_state.h"
 
 /* ---- environment (agent_env.c), read once; the log is agent_log.h ---- */
 
@@ -43,35 +42,7 @@ AGENT_INTERNAL const struct agent_env *agent_env(void);
 		agent_log(__VA_ARGS__);			\
 } while (0)
 
-/* ---- shared state ---- */
-
-/*
- * Over the ring table and the page mapping. Never held across a socket
- * exchange or io_uring_setup; the fast path only ever trylocks it.
- */
-extern pthread_mutex_t agent_lock AGENT_INTERNAL;
-
-/* ---- the fast path (agent_rings.c holds the cold part) ---- */
-
-/*
- * What the fast path reads, in one cache line of its own (written only when
- * a page is mapped or a change is dealt with):
- *
- * page: the daemon's policy page, NULL while there is none (agent_pagemap.c).
- * seen_gen: the page generation the agent has dealt with: every ring's
- * decision up to it is applied. With AGENT_GEN_PENDING or'ed in: looked at,
- * but some ring still has a change only its own calls can apply
- * (agent_pending_fd says which). AGENT_GEN_NONE: look on the next call.
- */
-struct agent_fast {
-	const struct ut_agent_page *page;
-	__u64 seen_gen;
-} __attribute__((aligned(64)));
-
-extern struct agent_fast agent_fast AGENT_INTERNAL;
-
-#define AGENT_GEN_PENDING	(1ULL << 63)
-#define AGENT_GEN_NONE		(~0ULL)
+/* ---- the fast path (agent_rings.c holds the cold part; its state is agent_state.h) ---- */
 
 AGENT_INTERNAL void agent_poll_slow(__u64 gen, int fd, struct io_uring *ring)
 	__attribute__((noinline, cold));
@@ -89,7 +60,7 @@ AGENT_INTERNAL void agent_poll_slow(__u64 gen, int fd, struct io_uring *ring)
  * mapping already in place (no data of this process behind it to order; a
  * replaced page stays readable, see agent_pagemap.c), and a changed generation
  * only sends the call to agent_poll_slow(), which reloads it with acquire
- * under agent_lock before it reads any slot (pairing with the daemon's
+ * under agent_state.lock before it reads any slot (pairing with the daemon's
  * release of gen after its slot writes). A relaxed atomic load is a plain
  * mov on x86 and a plain ldr on arm64: no barrier on the hot path.
  */

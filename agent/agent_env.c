@@ -10,7 +10,7 @@
 
 #include "agent.h"
 #include "agent_log.h"
-#include "agent_rings.h"
+#include "agent_state.h"
 
 static struct agent_env env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -40,7 +40,7 @@ static void env_init(void)
 		agent_log(UT_AGENT_ENV_SOCKET ": longer than %zu bytes; no daemon",
 			  sizeof(env.socket_path) - 1);
 
-	agent_rings_init_fork();
+	agent_state_init_fork();
 }
 
 const struct agent_env *agent_env(void)

@@ -10,7 +10,7 @@
  * for ring A is never applied from a call on ring B; A's change waits for
  * A's next call. Meanwhile calls on other rings must not keep coming here
  * (A may be idle for hours): seen_gen then carries AGENT_GEN_PENDING and
- * pending_fd marks A's fd, and a call on another ring costs one byte load.
+ * agent_state.pending_fd marks A's fd, and a call on another ring costs one byte load.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -20,8 +20,8 @@
 #include <unistd.h>
 
 #include "agent.h"
-#include "agent_pagemap.h"
 #include "agent_rings.h"
+#include "agent_state.h"
 
 enum {
 	REC_FREE = 0,
@@ -29,22 +29,12 @@ enum {
 	REC_LIVE,
 };
 
-pthread_mutex_t agent_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static struct agent_ring_rec recs[AGENT_MAX_RINGS];
-/* records at or above this are free; read unlocked (relaxed) as "any at all?" */
-static unsigned int nr_recs;
-
-/* fds (mod the size) of rings with a change to apply at their own next call */
-#define PENDING_FDS	256
-static __u8 pending_fd[PENDING_FDS];
-
 static void rec_free_locked(unsigned int i)
 {
-	recs[i].state = REC_FREE;
-	while (nr_recs && recs[nr_recs - 1].state == REC_FREE)
-		nr_recs--;
-	__atomic_store_n(&nr_recs, nr_recs, __ATOMIC_RELAXED);
+	agent_state.recs[i].state = REC_FREE;
+	while (agent_state.nr_recs && agent_state.recs[agent_state.nr_recs - 1].state == REC_FREE)
+		agent_state.nr_recs--;
+	__atomic_store_n(&agent_state.nr_recs, agent_state.nr_recs, __ATOMIC_RELAXED);
 }
 
 int agent_rings_reserve(void)
@@ -52,27 +42,27 @@ int agent_rings_reserve(void)
 	int idx = -ENOSPC;
 	unsigned int i;
 
-	pthread_mutex_lock(&agent_lock);
+	pthread_mutex_lock(&agent_state.lock);
 	for (i = 0; i < AGENT_MAX_RINGS; i++) {
-		if (recs[i].state != REC_FREE)
+		if (agent_state.recs[i].state != REC_FREE)
 			continue;
-		memset(&recs[i], 0, sizeof(recs[i]));
-		recs[i].state = REC_SETUP;
-		if (i >= nr_recs)
-			__atomic_store_n(&nr_recs, i + 1, __ATOMIC_RELAXED);
+		memset(&agent_state.recs[i], 0, sizeof(agent_state.recs[i]));
+		agent_state.recs[i].state = REC_SETUP;
+		if (i >= agent_state.nr_recs)
+			__atomic_store_n(&agent_state.nr_recs, i + 1, __ATOMIC_RELAXED);
 		idx = i;
 		break;
 	}
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 	return idx;
 }
 
 void agent_rings_release(int idx)
 {
-	pthread_mutex_lock(&agent_lock);
-	if (recs[idx].state == REC_SETUP)
+	pthread_mutex_lock(&agent_state.lock);
+	if (agent_state.recs[idx].state == REC_SETUP)
 		rec_free_locked(idx);
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 }
 
 bool agent_rings_commit(int idx, const struct agent_ring_rec *r)
@@ -80,19 +70,19 @@ bool agent_rings_commit(int idx, const struct agent_ring_rec *r)
 	bool ok = false;
 	unsigned int i;
 
-	pthread_mutex_lock(&agent_lock);
+	pthread_mutex_lock(&agent_state.lock);
 	/* a fork child forgot it, or a new page made its slot number void */
-	if (recs[idx].state != REC_SETUP)
+	if (agent_state.recs[idx].state != REC_SETUP)
 		goto out;
-	if (r->epoch != agent_page_epoch_locked()) {
+	if (r->epoch != agent_state.page_epoch) {
 		rec_free_locked(idx);
 		goto out;
 	}
-	for (i = 0; i < nr_recs; i++)
-		if (recs[i].state == REC_LIVE && recs[i].fd == r->fd)
+	for (i = 0; i < agent_state.nr_recs; i++)
+		if (agent_state.recs[i].state == REC_LIVE && agent_state.recs[i].fd == r->fd)
 			rec_free_locked(i);
-	recs[idx] = *r;
-	recs[idx].state = REC_LIVE;
+	agent_state.recs[idx] = *r;
+	agent_state.recs[idx].state = REC_LIVE;
 	/*
 	 * A scan while this ring was being set up skipped it and may have
 	 * moved seen_gen past a change to its slot: look again.
@@ -100,7 +90,7 @@ bool agent_rings_commit(int idx, const struct agent_ring_rec *r)
 	__atomic_store_n(&agent_fast.seen_gen, AGENT_GEN_NONE, __ATOMIC_RELAXED);
 	ok = true;
 out:
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 	return ok;
 }
 
@@ -108,16 +98,18 @@ void agent_rings_drop(struct io_uring *ring, int fd)
 {
 	unsigned int i;
 
-	if (!__atomic_load_n(&nr_recs, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&agent_state.nr_recs, __ATOMIC_RELAXED))
 		return;
-	pthread_mutex_lock(&agent_lock);
-	for (i = 0; i < nr_recs; i++) {
-		if (recs[i].state != REC_LIVE)
+	pthread_mutex_lock(&agent_state.lock);
+	for (i = 0; i < agent_state.nr_recs; i++) {
+		const struct agent_ring_rec *r = &agent_state.recs[i];
+
+		if (r->state != REC_LIVE)
 			continue;
-		if ((ring && recs[i].ring == ring) || (fd >= 0 && recs[i].fd == fd))
+		if ((ring && r->ring == ring) || (fd >= 0 && r->fd == fd))
 			rec_free_locked(i);
 	}
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 }
 
 /* does @r's fd still hold the ring it was set up as? (closed and reused: no) */
@@ -133,11 +125,11 @@ bool agent_rings_app_napi(int fd, struct ut_agent_ring *msg)
 	bool found = false;
 	unsigned int i;
 
-	if (fd < 0 || !__atomic_load_n(&nr_recs, __ATOMIC_RELAXED))
+	if (fd < 0 || !__atomic_load_n(&agent_state.nr_recs, __ATOMIC_RELAXED))
 		return false;
-	pthread_mutex_lock(&agent_lock);
-	for (i = 0; i < nr_recs; i++) {
-		struct agent_ring_rec *r = &recs[i];
+	pthread_mutex_lock(&agent_state.lock);
+	for (i = 0; i < agent_state.nr_recs; i++) {
+		struct agent_ring_rec *r = &agent_state.recs[i];
 
 		if (r->state != REC_LIVE || r->fd != fd)
 			continue;
@@ -158,7 +150,7 @@ bool agent_rings_app_napi(int fd, struct ut_agent_ring *msg)
 		found = true;
 		break;
 	}
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 	return found;
 }
 
@@ -166,8 +158,8 @@ void agent_rings_forget_locked(void)
 {
 	unsigned int i;
 
-	for (i = 0; i < nr_recs; i++)
-		if (recs[i].state == REC_LIVE)
+	for (i = 0; i < agent_state.nr_recs; i++)
+		if (agent_state.recs[i].state == REC_LIVE)
 			rec_free_locked(i);
 }
 
@@ -209,10 +201,10 @@ void agent_napi_describe(char *buf, size_t len, const struct ut_agent_slot *s, i
 		 s->prefer_busy_poll ? ", prefer busy poll" : "");
 }
 
-/* agent_lock held: the calling thread is @r's ring's: carry out @s */
+/* agent_state.lock held: the calling thread is @r's ring's: carry out @s */
 static void rec_apply_locked(unsigned int i, const struct ut_agent_slot *s)
 {
-	struct agent_ring_rec *r = &recs[i];
+	struct agent_ring_rec *r = &agent_state.recs[i];
 	char what[96];
 	int ret;
 
@@ -237,7 +229,7 @@ static void rec_apply_locked(unsigned int i, const struct ut_agent_slot *s)
 	r->applied_napi_gen = s->napi_gen;
 }
 
-/* agent_lock held: look at every ring's slot; apply what is @fd's */
+/* agent_state.lock held: look at every ring's slot; apply what is @fd's */
 static void rings_scan_locked(int fd)
 {
 	const struct ut_agent_page *pg = agent_fast.page;
@@ -252,11 +244,11 @@ static void rings_scan_locked(int fd)
 	/* pairs with the daemon's gen++ after its slot writes */
 	gen = __atomic_load_n(&pg->gen, __ATOMIC_ACQUIRE);
 	pid = getpid();
-	for (i = 0; i < PENDING_FDS; i++)
-		__atomic_store_n(&pending_fd[i], 0, __ATOMIC_RELAXED);
+	for (i = 0; i < AGENT_PENDING_FDS; i++)
+		__atomic_store_n(&agent_state.pending_fd[i], 0, __ATOMIC_RELAXED);
 
-	for (i = 0; i < nr_recs; i++) {
-		struct agent_ring_rec *r = &recs[i];
+	for (i = 0; i < agent_state.nr_recs; i++) {
+		struct agent_ring_rec *r = &agent_state.recs[i];
 		enum agent_slot_verdict v;
 
 		if (r->state != REC_LIVE)
@@ -276,7 +268,7 @@ static void rings_scan_locked(int fd)
 			continue;
 		if (fd < 0 || r->fd != fd) {
 			npending++;
-			__atomic_store_n(&pending_fd[(unsigned int)r->fd % PENDING_FDS], 1,
+			__atomic_store_n(&agent_state.pending_fd[(unsigned int)r->fd % AGENT_PENDING_FDS], 1,
 					 __ATOMIC_RELAXED);
 			continue;
 		}
@@ -301,43 +293,14 @@ void agent_poll_slow(__u64 gen, int fd, struct io_uring *ring)
 		fd = ring->ring_fd;
 	/* nothing new since the last look, and no change waiting for this ring */
 	if (seen == (gen | AGENT_GEN_PENDING) &&
-	    (fd < 0 || !__atomic_load_n(&pending_fd[(unsigned int)fd % PENDING_FDS],
+	    (fd < 0 || !__atomic_load_n(&agent_state.pending_fd[(unsigned int)fd % AGENT_PENDING_FDS],
 					__ATOMIC_RELAXED)))
 		return;
 	saved_errno = errno;
 	/* never block the program's hot path: busy means the next call retries */
-	if (!pthread_mutex_trylock(&agent_lock)) {
+	if (!pthread_mutex_trylock(&agent_state.lock)) {
 		rings_scan_locked(fd);
-		pthread_mutex_unlock(&agent_lock);
+		pthread_mutex_unlock(&agent_state.lock);
 	}
 	errno = saved_errno;
-}
-
-static void fork_prepare(void)
-{
-	pthread_mutex_lock(&agent_lock);
-}
-
-static void fork_parent(void)
-{
-	pthread_mutex_unlock(&agent_lock);
-}
-
-/*
- * The child is not the submitter of its parent's SINGLE_ISSUER rings, and
- * the slots name the parent's pid: forget every record. The page stays
- * mapped (nothing in it will match the child's pid).
- */
-static void fork_child(void)
-{
-	memset(recs, 0, sizeof(recs));
-	nr_recs = 0;
-	memset(pending_fd, 0, sizeof(pending_fd));
-	agent_fast.seen_gen = AGENT_GEN_NONE;
-	pthread_mutex_unlock(&agent_lock);
-}
-
-void agent_rings_init_fork(void)
-{
-	pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
