@@ -21,6 +21,7 @@
 
 #include "agent.h"
 #include "agent_client.h"
+#include "agent_napi.h"
 #include "agent_pagemap.h"
 #include "agent_rings.h"
 #include "agent_setup.h"

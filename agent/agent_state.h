@@ -2,8 +2,8 @@
 /*
  * The process's agent state, all of it in one place, and the one lock over
  * it. The modules that work on a part name it beside its fields: the ring
- * table (agent_rings.c), the policy page mapping (agent_pagemap.c) and the
- * fast path's cache line (agent.h).
+ * table (agent_rings.c, agent_poll.c), the policy page mapping
+ * (agent_pagemap.c) and the fast path's cache line (agent_poll.h).
  *
  * Not here because nothing guards them, by design: the environment
  * (agent_env.c, written once under pthread_once, read-only after), the real
@@ -40,8 +40,14 @@ struct io_uring;
 /* fds (mod the size) of rings with a change to apply at their own next call */
 #define AGENT_PENDING_FDS	256
 
+enum agent_rec_state {
+	AGENT_REC_FREE = 0,
+	AGENT_REC_SETUP,	/* reserved by a setup in progress: not looked at */
+	AGENT_REC_LIVE,
+};
+
 struct agent_ring_rec {
-	__u8 state;			/* internal: free, being set up, live */
+	__u8 state;			/* enum agent_rec_state */
 	bool app_managed;		/* the program registers NAPI itself: hands off */
 	struct io_uring *ring;		/* liburing's; NULL: syscall(2), io_uring_setup() */
 	int fd;
@@ -66,7 +72,7 @@ struct agent_state {
 	 */
 	pthread_mutex_t lock;
 
-	/* the ring table (agent_rings.c) */
+	/* the ring table (agent_rings.c; agent_poll.c applies decisions to it) */
 	struct agent_ring_rec recs[AGENT_MAX_RINGS];
 	/* records at or above this are free; read unlocked (relaxed) as "any at all?" */
 	unsigned int nr_recs;
@@ -89,7 +95,7 @@ extern struct agent_state agent_state AGENT_INTERNAL;
 
 /*
  * What the fast path reads on every interposed submit and wait call
- * (agent_poll() in agent.h), in one cache line of its own. Written only
+ * (agent_poll() in agent_poll.h), in one cache line of its own. Written only
  * under agent_state.lock (a page mapped, a change dealt with, a ring set up,
  * fork); read without any lock.
  *

@@ -28,6 +28,7 @@
 
 #include "agent.h"
 #include "agent_client.h"
+#include "agent_poll.h"
 #include "agent_rings.h"
 #include "agent_setup.h"
 
