@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent.h"
+#include "agent_check.h"
+#include "agent_env.h"
 #include "agent_log.h"
 #include "agent_state.h"
 
@@ -40,6 +41,7 @@ static void env_init(void)
 		agent_log(UT_AGENT_ENV_SOCKET ": longer than %zu bytes; no daemon",
 			  sizeof(env.socket_path) - 1);
 
+	/* the agent's first use, before any ring record or page: fork handles them all */
 	agent_state_init_fork();
 }
 

@@ -17,12 +17,13 @@
  * reader. The daemon never does (it writes the file once at its full size).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_check.h"
 #include "agent_pagemap.h"
 #include "agent_rings.h"
 #include "agent_state.h"

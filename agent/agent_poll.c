@@ -19,8 +19,8 @@
 
 #include <liburing.h>
 
-#include "agent.h"
 #include "agent_check.h"
+#include "agent_env.h"
 #include "agent_log.h"
 #include "agent_napi.h"
 #include "agent_poll.h"
