@@ -9,8 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent.h"
 #include "agent_client.h"
+#include "agent_env.h"
 #include "agent_wire.h"
 
 static int client_connect(void)

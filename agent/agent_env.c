@@ -1,19 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The agent's environment, read once on first use, and its log. The only
- * line the agent ever prints unasked is the one about a malformed
- * URINGTUNE_AGENT_POLICY; everything else needs URINGTUNE_AGENT_DEBUG=1.
+ * The agent's environment, read once on first use. The only line the agent
+ * ever prints unasked is the one about a malformed URINGTUNE_AGENT_POLICY;
+ * everything else needs URINGTUNE_AGENT_DEBUG=1.
  */
-#include <errno.h>
 #include <pthread.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include "agent.h"
-#include "agent_rings.h"
+#include "agent_check.h"
+#include "agent_env.h"
+#include "agent_log.h"
+#include "agent_state.h"
 
 static struct agent_env env;
 static pthread_once_t env_once = PTHREAD_ONCE_INIT;
@@ -43,48 +41,12 @@ static void env_init(void)
 		agent_log(UT_AGENT_ENV_SOCKET ": longer than %zu bytes; no daemon",
 			  sizeof(env.socket_path) - 1);
 
-	agent_rings_init_fork();
+	/* the agent's first use, before any ring record or page: fork handles them all */
+	agent_state_init_fork();
 }
 
 const struct agent_env *agent_env(void)
 {
 	pthread_once(&env_once, env_init);
 	return &env;
-}
-
-void agent_log(const char *fmt, ...)
-{
-	static const char prefix[] = "uringtune-agent: ";
-	int saved_errno = errno;
-	char buf[512];
-	size_t len = sizeof(prefix) - 1, off = 0;
-	va_list ap;
-	ssize_t n;
-	int r;
-
-	memcpy(buf, prefix, len);
-	va_start(ap, fmt);
-	r = vsnprintf(buf + len, sizeof(buf) - len - 1, fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		r = 0;
-	len += (size_t)r < sizeof(buf) - len - 1 ? (size_t)r : sizeof(buf) - len - 2;
-	buf[len++] = '\n';
-	/* one write: lines of several threads do not interleave */
-	while (off < len) {
-		n = write(STDERR_FILENO, buf + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		off += n;
-	}
-	errno = saved_errno;
-}
-
-const char *agent_errname(int err)
-{
-	const char *name = strerrorname_np(err < 0 ? -err : err);
-
-	return name ? name : "unknown error";
 }

@@ -17,66 +17,49 @@
  * reader. The daemon never does (it writes the file once at its full size).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_check.h"
 #include "agent_pagemap.h"
 #include "agent_rings.h"
-
-struct agent_fast agent_fast = {
-	.page = NULL,
-	.seen_gen = AGENT_GEN_NONE,
-};
-
-/* the mapped page (agent_lock) */
-static size_t page_len;
-static __u32 page_nslots;
-static dev_t page_dev;
-static ino_t page_ino;
-static unsigned int page_epoch;
-/* the previous page's range, overlaid with zero pages (agent_lock) */
-static void *retired;
-static size_t retired_len;
-
-unsigned int agent_page_epoch_locked(void)
-{
-	return page_epoch;
-}
+#include "agent_state.h"
 
 static bool is_current_locked(const struct stat *st)
 {
-	return agent_fast.page && st->st_dev == page_dev && st->st_ino == page_ino;
+	return agent_fast.page && st->st_dev == agent_state.page_dev &&
+	       st->st_ino == agent_state.page_ino;
 }
 
-/* agent_lock held: make @map (already checked) the page */
+/* agent_state.lock held: make @map (already checked) the page */
 static void page_switch_locked(void *map, const struct stat *st, __u32 nslots)
 {
 	void *old = (void *)agent_fast.page;
-	size_t old_len = page_len;
+	size_t old_len = agent_state.page_len;
 
 	__atomic_store_n(&agent_fast.page, (const struct ut_agent_page *)map, __ATOMIC_RELAXED);
-	page_len = st->st_size;
-	page_nslots = nslots;
-	page_dev = st->st_dev;
-	page_ino = st->st_ino;
-	page_epoch++;
+	agent_state.page_len = st->st_size;
+	agent_state.page_nslots = nslots;
+	agent_state.page_dev = st->st_dev;
+	agent_state.page_ino = st->st_ino;
+	agent_state.page_epoch++;
 	/* the old page's slot numbers mean nothing now; those rings keep their settings */
 	agent_rings_forget_locked();
 	__atomic_store_n(&agent_fast.seen_gen, AGENT_GEN_NONE, __ATOMIC_RELAXED);
 
 	if (!old)
 		return;
-	if (retired)
-		munmap(retired, retired_len);
-	retired = NULL;
+	if (agent_state.retired)
+		munmap(agent_state.retired, agent_state.retired_len);
+	agent_state.retired = NULL;
 	if (mmap(old, old_len, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE,
 		 -1, 0) == MAP_FAILED)
 		return;	/* the old mapping stays as it was: still readable */
-	retired = old;
-	retired_len = old_len;
+	agent_state.retired = old;
+	agent_state.retired_len = old_len;
 }
 
 int agent_page_adopt(int fd, const struct ut_agent_page **pg, __u32 *nslots,
@@ -100,16 +83,16 @@ int agent_page_adopt(int fd, const struct ut_agent_page **pg, __u32 *nslots,
 		goto out_close;
 	}
 
-	pthread_mutex_lock(&agent_lock);
+	pthread_mutex_lock(&agent_state.lock);
 	if (is_current_locked(&st)) {
 		*pg = agent_fast.page;
-		*nslots = page_nslots;
-		*epoch = page_epoch;
-		pthread_mutex_unlock(&agent_lock);
+		*nslots = agent_state.page_nslots;
+		*epoch = agent_state.page_epoch;
+		pthread_mutex_unlock(&agent_state.lock);
 		ret = 0;
 		goto out_close;
 	}
-	pthread_mutex_unlock(&agent_lock);
+	pthread_mutex_unlock(&agent_state.lock);
 
 	/* the header first: a bad page is never mapped */
 	n = pread(fd, &hdr, sizeof(hdr), 0);
@@ -135,7 +118,7 @@ int agent_page_adopt(int fd, const struct ut_agent_page **pg, __u32 *nslots,
 	if (ret)
 		goto out_unmap;
 
-	pthread_mutex_lock(&agent_lock);
+	pthread_mutex_lock(&agent_state.lock);
 	if (is_current_locked(&st)) {
 		/* another thread mapped the same file meanwhile */
 		munmap(map, st.st_size);
@@ -143,9 +126,9 @@ int agent_page_adopt(int fd, const struct ut_agent_page **pg, __u32 *nslots,
 		page_switch_locked(map, &st, hdr.nslots);
 	}
 	*pg = agent_fast.page;
-	*nslots = page_nslots;
-	*epoch = page_epoch;
-	pthread_mutex_unlock(&agent_lock);
+	*nslots = agent_state.page_nslots;
+	*epoch = agent_state.page_epoch;
+	pthread_mutex_unlock(&agent_state.lock);
 	ret = 0;
 	goto out;
 

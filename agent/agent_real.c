@@ -7,9 +7,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_real.h"
 
 /* is @p inside this very library? (then it is our interposer, not the real one) */
 static bool ours(const void *p)

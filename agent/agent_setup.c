@@ -19,11 +19,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent.h"
+#include "agent_check.h"
 #include "agent_client.h"
+#include "agent_env.h"
+#include "agent_log.h"
+#include "agent_napi.h"
 #include "agent_pagemap.h"
 #include "agent_rings.h"
 #include "agent_setup.h"
+#include "uring_abi.h"
 
 /* one setup's story, from the HELLO to the debug line */
 struct setup_ctx {

@@ -26,10 +26,14 @@
 
 #include <liburing.h>
 
-#include "agent.h"
+#include "agent_abi.h"
 #include "agent_client.h"
+#include "agent_env.h"
+#include "agent_poll.h"
+#include "agent_real.h"
 #include "agent_rings.h"
 #include "agent_setup.h"
+#include "uring_abi.h"
 
 #define EXPORT	__attribute__((visibility("default")))
 
