@@ -26,6 +26,7 @@
 #include "usage.h"
 #include "ring_view.h"
 #include "status_table.h"
+#include "strbuf.h"
 
 #define UT_VERSION		"0.1.0"
 #define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
