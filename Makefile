@@ -131,8 +131,17 @@ $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
+# The CLI runs in the operator's shell: it sees its own headers and common/,
+# never the daemon's, the agent's or bpf/'s (the flags without the tree's -I)
+CLI_CFLAGS	= $(filter-out -I%,$(CFLAGS)) -Icli -Icommon -I$(BUILD) $(CFLAGS_JSON)
+
+$(BUILD)/cli/%.o: cli/%.c
+	@mkdir -p $(@D)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
+
 # where `uringtune exec` finds the agent once installed
-$(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
+$(BUILD)/cli/exec.o: CLI_CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)

@@ -28,8 +28,8 @@
 #include "agent_wire.h"
 #include "exec.h"
 #include "exec_cmd.h"
+#include "strbuf.h"
 #include "usage.h"
-#include "status_table.h"	/* cli_escape() */
 
 /* where `make install` puts the agent (the Makefile says) */
 #ifndef UT_AGENT_DIR

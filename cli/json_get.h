@@ -13,7 +13,7 @@
 
 #include <json-c/json.h>
 
-#include "status_table.h"
+#include "strbuf.h"
 
 /* NULL unless @o is an object holding @key with a non-null value */
 static inline struct json_object *jget(struct json_object *o, const char *key)

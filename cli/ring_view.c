@@ -13,6 +13,7 @@
 #include "json_get.h"
 #include "ring_view.h"
 #include "status_table.h"
+#include "strbuf.h"
 
 /* width of the key column of the header */
 #define RV_KEY_W	15

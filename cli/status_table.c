@@ -9,6 +9,7 @@
 
 #include "json_get.h"
 #include "status_table.h"
+#include "strbuf.h"
 
 enum st_col {
 	COL_PID,
@@ -53,90 +54,6 @@ struct st_row {
 	char *iopoll;	/* IOPOLL rings: a second, indented line */
 };
 
-/* growable string; @oom latches so callers check once at the end */
-struct st_buf {
-	char *p;
-	size_t len;
-	size_t cap;
-	bool oom;
-};
-
-static void sb_reserve(struct st_buf *sb, size_t more)
-{
-	size_t cap;
-	char *p;
-
-	if (sb->oom || sb->len + more + 1 <= sb->cap)
-		return;
-	cap = sb->cap ? sb->cap : 32;
-	while (cap < sb->len + more + 1)
-		cap *= 2;
-	p = realloc(sb->p, cap);
-	if (!p) {
-		sb->oom = true;
-		return;
-	}
-	sb->p = p;
-	sb->cap = cap;
-}
-
-static void sb_add(struct st_buf *sb, const char *s, size_t n)
-{
-	sb_reserve(sb, n);
-	if (sb->oom)
-		return;
-	memcpy(sb->p + sb->len, s, n);
-	sb->len += n;
-	sb->p[sb->len] = '\0';
-}
-
-static void sb_adds(struct st_buf *sb, const char *s)
-{
-	sb_add(sb, s, strlen(s));
-}
-
-static void sb_add_esc(struct st_buf *sb, const char *s, size_t len, bool quote)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		char x[4] = { '\\', 'x', hex[c >> 4], hex[c & 0xf] };
-
-		if (c == '\n')
-			sb_add(sb, "\\n", 2);
-		else if (c == '\t')
-			sb_add(sb, "\\t", 2);
-		else if (quote && (c == '\\' || c == '"')) {
-			x[1] = (char)c;
-			sb_add(sb, x, 2);
-		} else if (c < 0x20 || c >= 0x7f)
-			/* non-ASCII too: keeps widths exact and terminals inert */
-			sb_add(sb, x, 4);
-		else
-			sb_add(sb, (const char *)&s[i], 1);
-	}
-}
-
-/* hand over the string; NULL when any step ran out of memory */
-static char *sb_take(struct st_buf *sb)
-{
-	sb_reserve(sb, 0);
-	if (sb->oom) {
-		free(sb->p);
-		sb->p = NULL;
-	}
-	return sb->p;
-}
-
-char *cli_escape(const char *s, size_t len, bool quote)
-{
-	struct st_buf sb = { 0 };
-
-	sb_add_esc(&sb, s, len, quote);
-	return sb_take(&sb);
-}
-
 static char *st_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 static char *st_strf(const char *fmt, ...)
@@ -164,7 +81,7 @@ static char *st_percent(double frac)
 char *status_cell_flags(struct json_object *ring)
 {
 	struct json_object *arr = jget(ring, "setup_flags");
-	struct st_buf sb = { 0 };
+	struct strbuf sb = { 0 };
 	size_t n = 0;
 	uint64_t raw;
 
@@ -194,7 +111,7 @@ char *status_cell_flags(struct json_object *ring)
 char *status_cell_ids(struct json_object *ring, const char *key)
 {
 	struct json_object *arr = jget(ring, key);
-	struct st_buf sb = { 0 };
+	struct strbuf sb = { 0 };
 	size_t n = 0;
 
 	if (json_object_is_type(arr, json_type_array)) {
@@ -236,7 +153,7 @@ char *status_cell_managed(struct json_object *ring)
 char *status_cell_tunable(struct json_object *ring)
 {
 	struct json_object *reason = jget(ring, "reason");
-	struct st_buf sb = { 0 };
+	struct strbuf sb = { 0 };
 
 	switch (jget_bool(ring, "tunable")) {
 	case 1:

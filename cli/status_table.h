@@ -7,19 +7,9 @@
 #ifndef UT_CLI_STATUS_TABLE_H
 #define UT_CLI_STATUS_TABLE_H
 
-#include <stdbool.h>
-#include <stddef.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
-
-/*
- * Escape @len bytes of @s so they print on one line of a terminal as plain
- * ASCII: \n, \t, and \xNN for other control and all non-ASCII bytes; with
- * @quote also \\ and \" (for names, where the reader must be able to tell
- * every byte apart). Returns a malloc'ed string or NULL on ENOMEM.
- */
-char *cli_escape(const char *s, size_t len, bool quote);
 
 /*
  * Cells of the table, shared with the single-ring view: malloc'ed strings

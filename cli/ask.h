@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One request to uringtuned and its reply, or why there is none as one
+ * line for stderr: what the status, set and reset commands share.
+ */
+#ifndef UT_CLI_ASK_H
+#define UT_CLI_ASK_H
+
+#include <stdio.h>
+
+#include <json-c/json.h>
+
+/* a malloc'ed message, NULL on ENOMEM (printed as such by cli_put_msg()) */
+char *cli_msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* print and free a message of cli_msgf() as one line, @suffix before the newline */
+void cli_put_msg(FILE *f, char *msg, const char *suffix);
+
+/*
+ * Send @request to the daemon at @socket_path. Returns 0 with *reply, a
+ * reply that is not an error, to put by the caller; or -1 with *msg saying
+ * why in one line (see cli_msgf()).
+ */
+int cli_ask(const char *socket_path, const char *request, struct json_object **reply,
+	    char **msg);
+
+#endif /* UT_CLI_ASK_H */

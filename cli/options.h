@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * uringtune's command line (all but exec's, which exec.c parses): options
+ * before and after the command word, checked before anything is asked.
+ */
+#ifndef UT_CLI_OPTIONS_H
+#define UT_CLI_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
+
+struct cli_opts {
+	const char *socket_path;
+	const char *cmd;
+	bool json;
+	/* status */
+	bool watch;
+	bool have_ring;			/* --ring PID:FD */
+	int64_t ring_pid;
+	int64_t ring_fd;
+	/* set / reset */
+	const char *pos[2];		/* PID FD */
+	int n_pos;
+	long busy_poll_us;		/* -1: not given */
+	bool prefer;
+	bool static_ids;
+};
+
+/* a decimal in [min, max], or -1 */
+long cli_parse_number(const char *s, long min, long max);
+
+/*
+ * Fill @o (initialised by the caller with its defaults) from @argv. Options
+ * are accepted before and after the command. Returns -1 to go on, else the
+ * exit code (help/version/usage error).
+ */
+int cli_parse_args(int argc, char **argv, struct cli_opts *o);
+
+#endif /* UT_CLI_OPTIONS_H */
