@@ -98,17 +98,4 @@ const char *config_mode_name(enum ut_mode mode);
 /* returns -EINVAL for anything but "observe" or "tune" */
 int config_mode_from_name(const char *name, enum ut_mode *mode);
 
-/*
- * Is a process with this comm, uid and cgroup (v2 path, "/..." as in
- * /proc/PID/cgroup's "0::" line; NULL if unknown) selected? When not, *why
- * is a static phrase naming the rule ("excluded by exclude_comm",
- * "excluded by exclude_uid", "excluded by exclude_cgroup", "matches no
- * include rule").
- */
-bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
-		    const char *cgroup, const char **why);
-
-/* is @comm in a [select] or [agent] list of process names */
-bool config_comm_in(const char (*list)[16], unsigned int n, const char *comm);
-
 #endif /* UT_CONFIG_H */

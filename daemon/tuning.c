@@ -10,6 +10,7 @@
 #include "agent_server.h"
 #include "clock.h"
 #include "log.h"
+#include "select.h"
 #include "tuning.h"
 #include "uring_abi.h"
 
@@ -45,58 +46,9 @@ static void napi_from_setting(struct ut_ring *ring, const struct tuner_setting *
 				s->static_ids ? UT_TRACK_STATIC : UT_TRACK_DYNAMIC;
 }
 
-/* first line of /proc/PID/status "Uid:" (effective) and the v2 cgroup path */
-static int proc_identity(pid_t pid, uid_t *uid, char *cgroup, size_t len)
-{
-	char path[64], line[512];
-	unsigned int ruid, euid;
-	bool have_uid = false;
-	FILE *f;
-
-	cgroup[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -ESRCH;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid:\t%u\t%u", &ruid, &euid) == 2) {
-			*uid = euid;
-			have_uid = true;
-			break;
-		}
-	fclose(f);
-	if (!have_uid)
-		return -ESRCH;
-
-	snprintf(path, sizeof(path), "/proc/%d/cgroup", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (strncmp(line, "0::", 3) == 0) {
-			size_t n = strcspn(line + 3, "\n");
-
-			/* longer than any rule can name: leave it unknown */
-			if (n < len) {
-				memcpy(cgroup, line + 3, n);
-				cgroup[n] = '\0';
-			}
-			break;
-		}
-	fclose(f);
-	return 0;
-}
-
 bool tuning_selects(const struct ut_daemon *d, pid_t pid, const char *comm, const char **why)
 {
-	char cgroup[UT_CGROUP_PATH_MAX];
-	uid_t uid;
-
-	if (proc_identity(pid, &uid, cgroup, sizeof(cgroup))) {
-		*why = "the process is gone";
-		return false;
-	}
-	return config_selects(&d->cfg.select, comm, uid, cgroup[0] ? cgroup : NULL, why);
+	return select_process(&d->cfg.select, "/proc", pid, comm, why);
 }
 
 static bool selected(const struct ut_daemon *d, const struct ut_ring *ring)
