@@ -1,20 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * config/uringtune.ini: a table of keys, each with its parser, parsed with
- * libinih. Strict on purpose: a typo in a tuning daemon's configuration must
- * stop it, not be silently ignored, so any unknown section or key, duplicate,
- * empty or bad value refuses the whole file, as do [napi] timeouts out of
- * order (checked once the whole file is read). User names in [select] are
- * resolved to uids while parsing.
- *
- * Lines reach libinih through read_line() rather than ini_parse() so that we
- * see every raw line: libinih would split an overlong line in two and parse
- * the tail as a line of its own, read an indented line after a key as a
- * continuation of that key's value, never report a section without keys, and
- * treat a directory as an empty file.
+ * config/uringtune.ini: a table of keys, each with its parser, read with
+ * ini_reader.c. Strict on purpose: a typo in a tuning daemon's configuration
+ * must stop it, not be silently ignored, so any unknown section or key,
+ * duplicate, empty or bad value refuses the whole file, as do [napi]
+ * timeouts out of order (checked once the whole file is read). User names in
+ * [select] are resolved to uids while parsing.
  */
 #include <errno.h>
-#include <ini.h>
 #include <pwd.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -26,6 +19,7 @@
 
 #include "agent_abi.h"
 #include "config.h"
+#include "ini_reader.h"
 #include "log.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
@@ -177,18 +171,10 @@ static const struct config_key config_keys[] = {
 	  .doc = "processes whose SINGLE_ISSUER rings get NAPI busy polling" },
 };
 
-struct parse_ctx {
-	const char *path;
-	FILE *file;
-	char *line;			/* getline() buffer */
-	size_t line_cap;
-	unsigned int lineno;		/* of the line being parsed */
+/* a file being loaded */
+struct load_ctx {
 	struct ut_config cfg;
 	unsigned int set_on[ARRAY_SIZE(config_keys)];	/* line, 0 = not set */
-	int err;			/* first error, negative errno */
-	unsigned int err_line;
-	char *msg;
-	size_t msglen;
 };
 
 void config_defaults(struct ut_config *cfg)
@@ -648,27 +634,6 @@ static int parse_path(const struct config_key *key, const char *value,
 	return 0;
 }
 
-/* record the first error only: it is the one the operator must fix first */
-__attribute__((format(printf, 3, 4)))
-static void ctx_error(struct parse_ctx *ctx, int err, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (ctx->err)
-		return;
-	ctx->err = err;
-	ctx->err_line = ctx->lineno;
-	if (!ctx->msg || !ctx->msglen)
-		return;
-	n = snprintf(ctx->msg, ctx->msglen, "%s: ", ctx->path);
-	if (n < 0 || (size_t)n >= ctx->msglen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(ctx->msg + n, ctx->msglen - n, fmt, ap);
-	va_end(ap);
-}
-
 /* is @name (@len bytes, not terminated) the section of one of the first @nr keys */
 static bool section_in(const char *name, size_t len, size_t nr)
 {
@@ -718,101 +683,47 @@ static const char *known_list(char *buf, size_t len, const char *section)
 	return buf;
 }
 
-static void unknown_section(struct parse_ctx *ctx, const char *name, int len)
+static void unknown_section(struct ini_reader_ctx *ini, const char *name, int len)
 {
 	char known[512];
 
-	ctx_error(ctx, -EINVAL, "[%.*s]: unknown section (known sections: %s)",
-		  len, name, known_list(known, sizeof(known), NULL));
+	ini_reader_error(ini, -EINVAL, "[%.*s]: unknown section (known sections: %s)",
+			 len, name, known_list(known, sizeof(known), NULL));
 }
 
-/*
- * libinih's reader: one line per call, like fgets(). Refuses lines that do
- * not fit @size instead of letting libinih split them, strips leading blanks
- * (no multi-line values: an indented key is a key) and checks section headers
- * here, as libinih never tells the handler about a section.
- */
-static char *read_line(char *str, int size, void *stream)
+/* a "[name]" header: refused at once if no key lives there */
+static void on_section(struct ini_reader_ctx *ini, void *user, const char *name,
+		       size_t len)
 {
-	struct parse_ctx *ctx = stream;
-	size_t max = size > 2 ? (size_t)size - 2 : 0;	/* room for "\n\0" */
-	size_t len;
-	ssize_t n;
-	char *p;
-
-	/* stop parsing at the first error, libinih would carry on */
-	if (ctx->err)
-		return NULL;
-	errno = 0;
-	n = getline(&ctx->line, &ctx->line_cap, ctx->file);
-	if (n < 0) {
-		if (ferror(ctx->file)) {
-			int err = errno ? errno : EIO;
-
-			ctx_error(ctx, -err, "cannot read: %s", strerror(err));
-		}
-		return NULL;
-	}
-	ctx->lineno++;
-	p = ctx->line;
-	if (n && p[n - 1] == '\n')
-		p[--n] = '\0';
-	if (strlen(p) != (size_t)n) {
-		ctx_error(ctx, -EINVAL, "line %u: expected text, got a NUL byte",
-			  ctx->lineno);
-		return NULL;
-	}
-	if ((size_t)n > max) {
-		ctx_error(ctx, -EINVAL,
-			  "line %u: too long: expected at most %zu characters, got %zd",
-			  ctx->lineno, max, n);
-		return NULL;
-	}
-	if (ctx->lineno == 1 && strncmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3;
-	p += strspn(p, " \t\r\f\v");
-	if (p[0] == '[') {
-		char *end = strchr(p, ']');
-
-		/* no ']': libinih reports the malformed line */
-		if (end && !section_known(p + 1, end - p - 1)) {
-			unknown_section(ctx, p + 1, (int)(end - p - 1));
-			return NULL;
-		}
-	}
-	/* fits: strlen(p) <= n <= size - 2 */
-	len = strlen(p);
-	memcpy(str, p, len);
-	str[len] = '\n';
-	str[len + 1] = '\0';
-	return str;
+	(void)user;
+	if (!section_known(name, len))
+		unknown_section(ini, name, (int)len);
 }
 
-static int handler(void *user, const char *section, const char *name,
-		   const char *value)
+static void on_key(struct ini_reader_ctx *ini, void *user, const char *section,
+		   const char *name, const char *value)
 {
-	struct parse_ctx *ctx = user;
+	struct load_ctx *ctx = user;
 	const struct config_key *key = NULL;
 	char why[512];
 	size_t i;
 
-	if (ctx->err)
-		return 0;
 	if (!section[0]) {
 		char known[512];
 
-		ctx_error(ctx, -EINVAL, "%s: key before any [section] (known sections: %s)",
-			  name, known_list(known, sizeof(known), NULL));
-		return 0;
+		ini_reader_error(ini, -EINVAL,
+				 "%s: key before any [section] (known sections: %s)",
+				 name, known_list(known, sizeof(known), NULL));
+		return;
 	}
 	if (!section_known(section, strlen(section))) {
-		unknown_section(ctx, section, (int)strlen(section));
-		return 0;
+		unknown_section(ini, section, (int)strlen(section));
+		return;
 	}
 	if (!name[0]) {
-		ctx_error(ctx, -EINVAL, "[%s]: expected a key before '=', got '= %s'",
-			  section, value);
-		return 0;
+		ini_reader_error(ini, -EINVAL, "[%s]: expected a key before '=', got '= %s'",
+				 section, value);
+		return;
 	}
 	for (i = 0; i < ARRAY_SIZE(config_keys); i++) {
 		if (strcmp(config_keys[i].section, section) == 0 &&
@@ -824,26 +735,22 @@ static int handler(void *user, const char *section, const char *name,
 	if (!key) {
 		char known[512];
 
-		ctx_error(ctx, -EINVAL, "[%s] %s: unknown key (known keys: %s)",
-			  section, name, known_list(known, sizeof(known), section));
-		return 0;
+		ini_reader_error(ini, -EINVAL, "[%s] %s: unknown key (known keys: %s)",
+				 section, name, known_list(known, sizeof(known), section));
+		return;
 	}
 	if (ctx->set_on[i]) {
-		ctx_error(ctx, -EINVAL, "[%s] %s: duplicate key, already set on line %u",
-			  section, name, ctx->set_on[i]);
-		return 0;
+		ini_reader_error(ini, -EINVAL, "[%s] %s: duplicate key, already set on line %u",
+				 section, name, ctx->set_on[i]);
+		return;
 	}
-	ctx->set_on[i] = ctx->lineno;
-	if (key->parse(key, value, (char *)&ctx->cfg + key->offset,
-		       why, sizeof(why))) {
-		ctx_error(ctx, -EINVAL, "[%s] %s: %s", section, name, why);
-		return 0;
-	}
-	return 1;
+	ctx->set_on[i] = ini_reader_lineno(ini);
+	if (key->parse(key, value, (char *)&ctx->cfg + key->offset, why, sizeof(why)))
+		ini_reader_error(ini, -EINVAL, "[%s] %s: %s", section, name, why);
 }
 
 /* " (the default)" if [@section] @name was not set in the file */
-static const char *if_default(const struct parse_ctx *ctx, const char *section,
+static const char *if_default(const struct load_ctx *ctx, const char *section,
 			      const char *name)
 {
 	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
@@ -854,64 +761,38 @@ static const char *if_default(const struct parse_ctx *ctx, const char *section,
 }
 
 /* checks across keys, once the whole file is read */
-static void check_napi(struct parse_ctx *ctx)
+static void check_napi(struct ini_reader_ctx *ini, void *user)
 {
+	const struct load_ctx *ctx = user;
 	const struct tuner_policy *napi = &ctx->cfg.napi;
 
 	if (napi->min_us > napi->max_us) {
-		ctx_error(ctx, -EINVAL, "[napi] max_busy_poll_us: expected at least "
-			  "min_busy_poll_us (%u), got %u%s", napi->min_us, napi->max_us,
-			  if_default(ctx, "napi", "max_busy_poll_us"));
+		ini_reader_error(ini, -EINVAL, "[napi] max_busy_poll_us: expected at least "
+				 "min_busy_poll_us (%u), got %u%s", napi->min_us, napi->max_us,
+				 if_default(ctx, "napi", "max_busy_poll_us"));
 	} else if (napi->initial_us < napi->min_us || napi->initial_us > napi->max_us) {
-		ctx_error(ctx, -EINVAL, "[napi] initial_busy_poll_us: expected a value "
-			  "from min_busy_poll_us (%u) to max_busy_poll_us (%u), got %u%s",
-			  napi->min_us, napi->max_us, napi->initial_us,
-			  if_default(ctx, "napi", "initial_busy_poll_us"));
+		ini_reader_error(ini, -EINVAL, "[napi] initial_busy_poll_us: expected a value "
+				 "from min_busy_poll_us (%u) to max_busy_poll_us (%u), got %u%s",
+				 napi->min_us, napi->max_us, napi->initial_us,
+				 if_default(ctx, "napi", "initial_busy_poll_us"));
 	}
 }
 
+static const struct ini_reader_ops config_ini_ops = {
+	.section = on_section,
+	.key = on_key,
+	.done = check_napi,
+};
+
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen)
 {
-	struct parse_ctx ctx = {
-		.path = path,
-		.msg = err,
-		.msglen = errlen,
-	};
+	struct load_ctx ctx = { 0 };
 	int ret;
 
-	if (err && errlen)
-		err[0] = '\0';
 	/* parse into a copy: *out changes only if the whole file is good */
 	config_defaults(&ctx.cfg);
-
-	ctx.file = fopen(path, "re");
-	if (!ctx.file) {
-		ret = errno ? -errno : -EIO;
-		ctx_error(&ctx, ret, "cannot open: %s", strerror(-ret));
-		return ret;
-	}
-
-	ret = ini_parse_stream(read_line, &ctx, handler, &ctx);
-	/*
-	 * A positive return is the first line libinih failed to parse or whose
-	 * key the handler refused; report whichever of that and our own error
-	 * comes first in the file.
-	 */
-	if (ret > 0 && (!ctx.err || (unsigned int)ret < ctx.err_line)) {
-		ctx.err = 0;	/* replace our error from further down */
-		ctx.lineno = ret;
-		ctx_error(&ctx, -EINVAL, "line %d: not a key = value line", ret);
-	} else if (ret < 0 && !ctx.err) {
-		/* -2: libinih could not allocate its line buffer */
-		ctx_error(&ctx, -ENOMEM, "cannot parse: %s", strerror(ENOMEM));
-	}
-	if (!ctx.err)
-		check_napi(&ctx);
-	ret = ctx.err;
+	ret = ini_reader_parse(path, &config_ini_ops, &ctx, err, errlen);
 	if (!ret)
 		*out = ctx.cfg;
-
-	free(ctx.line);
-	fclose(ctx.file);
 	return ret;
 }
