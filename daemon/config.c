@@ -47,13 +47,12 @@ struct config_key {
 	size_t size;			/* of the field: bounds strings and lists */
 	size_t count;			/* lists: offset of their element count */
 	unsigned long long min, max;	/* numbers; lists: max is the capacity */
+	const char *const *names;	/* enums: of values 0, 1, ..., NULL-terminated */
 	const char *doc;
 };
 
-static int parse_mode(const struct config_key *key, const char *value,
+static int parse_enum(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
-static int parse_iopoll_stats(const struct config_key *key, const char *value,
-			      void *field, char *why, size_t whylen);
 static int parse_path(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
 static int parse_uint(const struct config_key *key, const char *value,
@@ -62,8 +61,6 @@ static int parse_log_level(const struct config_key *key, const char *value,
 			   void *field, char *why, size_t whylen);
 static int parse_bool(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);
-static int parse_tracking(const struct config_key *key, const char *value,
-			  void *field, char *why, size_t whylen);
 static int parse_decimal(const struct config_key *key, const char *value,
 			 void *field, char *why, size_t whylen);
 static int parse_comms(const struct config_key *key, const char *value,
@@ -80,14 +77,31 @@ static int parse_cgroups(const struct config_key *key, const char *value,
 			.count = offsetof(struct ut_config, select.n_##f), \
 			.max = UT_SELECT_MAX
 
+/* an enum field, its values' names in @names */
+#define ENUM(f, n)	FIELD(f), .names = n
+
 /* an [agent] list of process names */
 #define AGENT_LIST(f)	FIELD(agent.f), \
 			.count = offsetof(struct ut_config, agent.n_##f), \
 			.max = UT_SELECT_MAX
 
+static const char *const iopoll_stats_names[] = {
+	[UT_IOPOLL_AUTO] = "auto",
+	[UT_IOPOLL_ALWAYS] = "always",
+	[UT_IOPOLL_OFF] = "off",
+	NULL
+};
+
+static const char *const tracking_names[] = {
+	[TUNER_TRACK_DYNAMIC] = "dynamic",
+	[TUNER_TRACK_STATIC] = "static",
+	[TUNER_TRACK_AUTO] = "auto",
+	NULL
+};
+
 /* error messages list sections and keys in this order */
 static const struct config_key config_keys[] = {
-	{ "daemon", "mode", parse_mode, FIELD(mode),
+	{ "daemon", "mode", parse_enum, ENUM(mode, config_mode_names),
 	  .doc = "observe only watches rings; tune also changes their NAPI settings" },
 	{ "daemon", "socket", parse_path, FIELD(socket_path),
 	  .doc = "unix socket the uringtune CLI talks to" },
@@ -99,7 +113,7 @@ static const struct config_key config_keys[] = {
 	  .doc = "capacity of the BPF map of rings" },
 	{ "daemon", "log_level", parse_log_level, FIELD(log_level),
 	  .doc = "least severe message logged" },
-	{ "daemon", "iopoll_stats", parse_iopoll_stats, FIELD(iopoll_stats),
+	{ "daemon", "iopoll_stats", parse_enum, ENUM(iopoll_stats, iopoll_stats_names),
 	  .doc = "when to time IOPOLL requests: auto, always or off" },
 
 	/* the kernel caps a ring's busy_poll_to at 10 ms */
@@ -112,7 +126,7 @@ static const struct config_key config_keys[] = {
 	  .doc = "timeout a ring gets when it is first tuned" },
 	{ "napi", "prefer_busy_poll", parse_bool, FIELD(napi.prefer),
 	  .doc = "the rings' prefer_busy_poll flag" },
-	{ "napi", "tracking", parse_tracking, FIELD(napi.tracking),
+	{ "napi", "tracking", parse_enum, ENUM(napi.tracking, tracking_names),
 	  .doc = "how the kernel learns which NAPI instances a ring polls" },
 	{ "napi", "static_after_s", parse_uint, FIELD(napi.static_after_s),
 	  .min = 1, .max = 86400,
@@ -213,27 +227,27 @@ void config_defaults(struct ut_config *cfg)
 	/* cfg->agent lists: empty, only uringtune exec's flags ask for anything */
 }
 
+const char *const config_mode_names[] = {
+	[UT_MODE_OBSERVE] = "observe",
+	[UT_MODE_TUNE] = "tune",
+	NULL
+};
+
 const char *config_mode_name(enum ut_mode mode)
 {
-	switch (mode) {
-	case UT_MODE_OBSERVE:
-		return "observe";
-	case UT_MODE_TUNE:
-		return "tune";
-	}
-	return "unknown";
+	/* the last entry is the NULL that ends the table */
+	if ((unsigned int)mode >= ARRAY_SIZE(config_mode_names) - 1)
+		return "unknown";
+	return config_mode_names[mode];
 }
 
 int config_mode_from_name(const char *name, enum ut_mode *mode)
 {
-	if (!name)
-		return -EINVAL;
-	if (strcmp(name, "observe") == 0)
-		*mode = UT_MODE_OBSERVE;
-	else if (strcmp(name, "tune") == 0)
-		*mode = UT_MODE_TUNE;
-	else
-		return -EINVAL;
+	int v = config_enum_from_name(config_mode_names, name);
+
+	if (v < 0)
+		return v;
+	*mode = v;
 	return 0;
 }
 
@@ -255,29 +269,45 @@ static int bad_value(char *why, size_t whylen, const char *value,
 	return -EINVAL;
 }
 
-static int parse_iopoll_stats(const struct config_key *key, const char *value,
-			      void *field, char *why, size_t whylen)
+int config_enum_from_name(const char *const *names, const char *name)
 {
-	enum ut_iopoll_stats_mode *m = field;
-
-	(void)key;
-	if (!strcmp(value, "auto"))
-		*m = UT_IOPOLL_AUTO;
-	else if (!strcmp(value, "always"))
-		*m = UT_IOPOLL_ALWAYS;
-	else if (!strcmp(value, "off"))
-		*m = UT_IOPOLL_OFF;
-	else
-		return bad_value(why, whylen, value, "auto, always or off");
-	return 0;
+	for (int i = 0; name && names[i]; i++)
+		if (strcmp(names[i], name) == 0)
+			return i;
+	return -EINVAL;
 }
 
-static int parse_mode(const struct config_key *key, const char *value,
+/* "a, b or c": the names of an enum's values, for "expected ..." */
+static const char *enum_list(const char *const *names, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; names[i]; i++) {
+		const char *sep = !i ? "" : names[i + 1] ? ", " : " or ";
+		int n = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
+
+		if (n < 0 || (size_t)n >= len - used)
+			break;
+		used += n;
+	}
+	return buf;
+}
+
+/*
+ * One of key->names, stored as its index. Enum fields are int-sized: GCC
+ * gives an enum without negative values unsigned int, which int may alias.
+ */
+static int parse_enum(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen)
 {
-	(void)key;
-	if (config_mode_from_name(value, field))
-		return bad_value(why, whylen, value, "observe or tune");
+	int v = config_enum_from_name(key->names, value);
+	char names[128];
+
+	if (v < 0)
+		return bad_value(why, whylen, value, "%s",
+				 enum_list(key->names, names, sizeof(names)));
+	*(int *)field = v;
 	return 0;
 }
 
@@ -334,23 +364,6 @@ static int parse_bool(const struct config_key *key, const char *value,
 	}
 	return bad_value(why, whylen, value,
 			 "yes or no (or true/false, on/off, 1/0)");
-}
-
-static int parse_tracking(const struct config_key *key, const char *value,
-			  void *field, char *why, size_t whylen)
-{
-	enum tuner_tracking *tracking = field;
-
-	(void)key;
-	if (strcmp(value, "dynamic") == 0)
-		*tracking = TUNER_TRACK_DYNAMIC;
-	else if (strcmp(value, "static") == 0)
-		*tracking = TUNER_TRACK_STATIC;
-	else if (strcmp(value, "auto") == 0)
-		*tracking = TUNER_TRACK_AUTO;
-	else
-		return bad_value(why, whylen, value, "dynamic, static or auto");
-	return 0;
 }
 
 /*

@@ -94,8 +94,14 @@ void config_defaults(struct ut_config *cfg);
  */
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen);
 
+/* the names of enum ut_mode's values, by value; NULL ends the table */
+extern const char *const config_mode_names[];
+
 const char *config_mode_name(enum ut_mode mode);
 /* returns -EINVAL for anything but "observe" or "tune" */
 int config_mode_from_name(const char *name, enum ut_mode *mode);
+
+/* the index of @name in @names (NULL-terminated), -EINVAL if absent or NULL */
+int config_enum_from_name(const char *const *names, const char *name);
 
 #endif /* UT_CONFIG_H */

@@ -917,6 +917,8 @@ UT_TEST(mode_names)
 
 	UT_ASSERT_STR_EQ(config_mode_name(UT_MODE_OBSERVE), "observe");
 	UT_ASSERT_STR_EQ(config_mode_name(UT_MODE_TUNE), "tune");
+	UT_ASSERT_STR_EQ(config_mode_name((enum ut_mode)2), "unknown");
+	UT_ASSERT_STR_EQ(config_mode_name((enum ut_mode)-1), "unknown");
 	UT_ASSERT_EQ_INT(config_mode_from_name("observe", &mode), 0);
 	UT_ASSERT_EQ_INT(mode, UT_MODE_OBSERVE);
 	UT_ASSERT_EQ_INT(config_mode_from_name("tune", &mode), 0);
