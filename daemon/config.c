@@ -8,67 +8,22 @@
  * [select] are resolved to uids while parsing.
  */
 #include <errno.h>
-#include <pwd.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/types.h>
 
 #include "agent_abi.h"
 #include "config.h"
+#include "config_parse.h"
 #include "ini_reader.h"
 #include "log.h"
-
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 #define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define DEFAULT_STATE_DIR	"/var/lib/uringtune"
 /* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
 #define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
 #define DEFAULT_AGENT_PAGE	"/run/uringtune/agent.page"
-
-struct config_key;
-
-/*
- * Parse @value into @field (inside a struct ut_config). On a bad value,
- * return -EINVAL and write "expected ..., got ..." to @why.
- */
-typedef int (*config_parse_fn)(const struct config_key *key, const char *value,
-			       void *field, char *why, size_t whylen);
-
-struct config_key {
-	const char *section;
-	const char *name;
-	config_parse_fn parse;
-	size_t offset;			/* of the field in struct ut_config */
-	size_t size;			/* of the field: bounds strings and lists */
-	size_t count;			/* lists: offset of their element count */
-	unsigned long long min, max;	/* numbers; lists: max is the capacity */
-	const char *const *names;	/* enums: of values 0, 1, ..., NULL-terminated */
-	const char *doc;
-};
-
-static int parse_enum(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen);
-static int parse_path(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen);
-static int parse_uint(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen);
-static int parse_log_level(const struct config_key *key, const char *value,
-			   void *field, char *why, size_t whylen);
-static int parse_bool(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen);
-static int parse_decimal(const struct config_key *key, const char *value,
-			 void *field, char *why, size_t whylen);
-static int parse_comms(const struct config_key *key, const char *value,
-		       void *field, char *why, size_t whylen);
-static int parse_uids(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen);
-static int parse_cgroups(const struct config_key *key, const char *value,
-			 void *field, char *why, size_t whylen);
 
 #define FIELD(f)	.offset = offsetof(struct ut_config, f), \
 			.size = sizeof(((struct ut_config *)0)->f)
@@ -101,87 +56,94 @@ static const char *const tracking_names[] = {
 
 /* error messages list sections and keys in this order */
 static const struct config_key config_keys[] = {
-	{ "daemon", "mode", parse_enum, ENUM(mode, config_mode_names),
+	{ "daemon", "mode", config_parse_enum, ENUM(mode, config_mode_names),
 	  .doc = "observe only watches rings; tune also changes their NAPI settings" },
-	{ "daemon", "socket", parse_path, FIELD(socket_path),
+	{ "daemon", "socket", config_parse_path, FIELD(socket_path),
 	  .doc = "unix socket the uringtune CLI talks to" },
-	{ "daemon", "state_dir", parse_path, FIELD(state_dir),
+	{ "daemon", "state_dir", config_parse_path, FIELD(state_dir),
 	  .doc = "directory for state kept across restarts" },
-	{ "daemon", "tick_ms", parse_uint, FIELD(tick_ms), .min = 50, .max = 60000,
+	{ "daemon", "tick_ms", config_parse_uint, FIELD(tick_ms), .min = 50, .max = 60000,
 	  .doc = "how often the ring registry is reconciled with the kernel" },
-	{ "daemon", "max_rings", parse_uint, FIELD(max_rings), .min = 64, .max = 1048576,
+	{ "daemon", "max_rings", config_parse_uint, FIELD(max_rings),
+	  .min = 64, .max = 1048576,
 	  .doc = "capacity of the BPF map of rings" },
-	{ "daemon", "log_level", parse_log_level, FIELD(log_level),
+	{ "daemon", "log_level", config_parse_log_level, FIELD(log_level),
 	  .doc = "least severe message logged" },
-	{ "daemon", "iopoll_stats", parse_enum, ENUM(iopoll_stats, iopoll_stats_names),
+	{ "daemon", "iopoll_stats", config_parse_enum,
+	  ENUM(iopoll_stats, iopoll_stats_names),
 	  .doc = "when to time IOPOLL requests: auto, always or off" },
 
 	/* the kernel caps a ring's busy_poll_to at 10 ms */
-	{ "napi", "min_busy_poll_us", parse_uint, FIELD(napi.min_us), .min = 1, .max = 10000,
+	{ "napi", "min_busy_poll_us", config_parse_uint, FIELD(napi.min_us),
+	  .min = 1, .max = 10000,
 	  .doc = "shortest busy-poll timeout the tuner gives a ring" },
-	{ "napi", "max_busy_poll_us", parse_uint, FIELD(napi.max_us), .min = 1, .max = 10000,
+	{ "napi", "max_busy_poll_us", config_parse_uint, FIELD(napi.max_us),
+	  .min = 1, .max = 10000,
 	  .doc = "longest busy-poll timeout the tuner gives a ring" },
-	{ "napi", "initial_busy_poll_us", parse_uint, FIELD(napi.initial_us),
+	{ "napi", "initial_busy_poll_us", config_parse_uint, FIELD(napi.initial_us),
 	  .min = 1, .max = 10000,
 	  .doc = "timeout a ring gets when it is first tuned" },
-	{ "napi", "prefer_busy_poll", parse_bool, FIELD(napi.prefer),
+	{ "napi", "prefer_busy_poll", config_parse_bool, FIELD(napi.prefer),
 	  .doc = "the rings' prefer_busy_poll flag" },
-	{ "napi", "tracking", parse_enum, ENUM(napi.tracking, tracking_names),
+	{ "napi", "tracking", config_parse_enum, ENUM(napi.tracking, tracking_names),
 	  .doc = "how the kernel learns which NAPI instances a ring polls" },
-	{ "napi", "static_after_s", parse_uint, FIELD(napi.static_after_s),
+	{ "napi", "static_after_s", config_parse_uint, FIELD(napi.static_after_s),
 	  .min = 1, .max = 86400,
 	  .doc = "auto tracking: NAPI IDs unchanged this long make it static" },
-	{ "napi", "min_efficiency", parse_decimal, FIELD(napi.min_efficiency),
+	{ "napi", "min_efficiency", config_parse_decimal, FIELD(napi.min_efficiency),
 	  .min = 0, .max = 100,
 	  .doc = "latency saved per unit of CPU spun below which NAPI goes off" },
-	{ "napi", "wakeup_cost_us", parse_uint, FIELD(napi.wakeup_cost_us),
+	{ "napi", "wakeup_cost_us", config_parse_uint, FIELD(napi.wakeup_cost_us),
 	  .min = 1, .max = 10000,
 	  .doc = "latency one avoided sleep saves" },
-	{ "napi", "min_windows", parse_uint, FIELD(napi.min_windows),
+	{ "napi", "min_windows", config_parse_uint, FIELD(napi.min_windows),
 	  .min = 1, .max = 100000000,
 	  .doc = "busy-poll windows of evidence needed before a decision" },
-	{ "napi", "settle_s", parse_uint, FIELD(napi.settle_s), .min = 0, .max = 86400,
+	{ "napi", "settle_s", config_parse_uint, FIELD(napi.settle_s),
+	  .min = 0, .max = 86400,
 	  .doc = "least time between two changes of a ring" },
-	{ "napi", "retry_s", parse_uint, FIELD(napi.retry_s), .min = 1, .max = 86400,
+	{ "napi", "retry_s", config_parse_uint, FIELD(napi.retry_s),
+	  .min = 1, .max = 86400,
 	  .doc = "how long NAPI stays off before it is tried again" },
-	{ "napi", "change_pct", parse_uint, FIELD(napi.change_pct), .min = 1, .max = 1000,
+	{ "napi", "change_pct", config_parse_uint, FIELD(napi.change_pct),
+	  .min = 1, .max = 1000,
 	  .doc = "timeout changes of at most this many percent are skipped" },
-	{ "napi", "quantile_pct", parse_uint, FIELD(napi.quantile_pct),
+	{ "napi", "quantile_pct", config_parse_uint, FIELD(napi.quantile_pct),
 	  .min = 50, .max = 100,
 	  .doc = "percentage of paid-off windows the timeout covers" },
-	{ "napi", "headroom_pct", parse_uint, FIELD(napi.headroom_pct),
+	{ "napi", "headroom_pct", config_parse_uint, FIELD(napi.headroom_pct),
 	  .min = 0, .max = 1000,
 	  .doc = "added on top of that quantile" },
 
-	{ "export", "textfile", parse_bool, FIELD(export_textfile),
+	{ "export", "textfile", config_parse_bool, FIELD(export_textfile),
 	  .doc = "write metrics for node_exporter's textfile collector" },
-	{ "export", "textfile_dir", parse_path, FIELD(textfile_dir),
+	{ "export", "textfile_dir", config_parse_path, FIELD(textfile_dir),
 	  .doc = "directory node_exporter's textfile collector reads" },
 
-	{ "select", "include_comm", parse_comms, LIST(include_comm),
+	{ "select", "include_comm", config_parse_comms, LIST(include_comm),
 	  .doc = "only processes with these names" },
-	{ "select", "exclude_comm", parse_comms, LIST(exclude_comm),
+	{ "select", "exclude_comm", config_parse_comms, LIST(exclude_comm),
 	  .doc = "never processes with these names" },
-	{ "select", "include_uid", parse_uids, LIST(include_uid),
+	{ "select", "include_uid", config_parse_uids, LIST(include_uid),
 	  .doc = "only processes of these users" },
-	{ "select", "exclude_uid", parse_uids, LIST(exclude_uid),
+	{ "select", "exclude_uid", config_parse_uids, LIST(exclude_uid),
 	  .doc = "never processes of these users" },
-	{ "select", "include_cgroup", parse_cgroups, LIST(include_cgroup),
+	{ "select", "include_cgroup", config_parse_cgroups, LIST(include_cgroup),
 	  .doc = "only processes in these cgroups" },
-	{ "select", "exclude_cgroup", parse_cgroups, LIST(exclude_cgroup),
+	{ "select", "exclude_cgroup", config_parse_cgroups, LIST(exclude_cgroup),
 	  .doc = "never processes in these cgroups" },
 
-	{ "agent", "enabled", parse_bool, FIELD(agent.enabled),
+	{ "agent", "enabled", config_parse_bool, FIELD(agent.enabled),
 	  .doc = "answer liburingtune-agent.so at ring setup" },
-	{ "agent", "socket", parse_path, FIELD(agent.socket_path),
+	{ "agent", "socket", config_parse_path, FIELD(agent.socket_path),
 	  .doc = "unix socket the agents ask" },
-	{ "agent", "page", parse_path, FIELD(agent.page_path),
+	{ "agent", "page", config_parse_path, FIELD(agent.page_path),
 	  .doc = "policy page the agents map read-only" },
-	{ "agent", "hybrid_comm", parse_comms, AGENT_LIST(hybrid_comm),
+	{ "agent", "hybrid_comm", config_parse_comms, AGENT_LIST(hybrid_comm),
 	  .doc = "processes whose IOPOLL rings get HYBRID_IOPOLL" },
-	{ "agent", "hybrid_auto_comm", parse_comms, AGENT_LIST(hybrid_auto_comm),
+	{ "agent", "hybrid_auto_comm", config_parse_comms, AGENT_LIST(hybrid_auto_comm),
 	  .doc = "processes whose IOPOLL rings get it when the advisor says so" },
-	{ "agent", "napi_comm", parse_comms, AGENT_LIST(napi_comm),
+	{ "agent", "napi_comm", config_parse_comms, AGENT_LIST(napi_comm),
 	  .doc = "processes whose SINGLE_ISSUER rings get NAPI busy polling" },
 };
 
@@ -251,402 +213,6 @@ int config_mode_from_name(const char *name, enum ut_mode *mode)
 	return 0;
 }
 
-/* "expected <what>, got '<value>'": every bad value is reported this way */
-__attribute__((format(printf, 4, 5)))
-static int bad_value(char *why, size_t whylen, const char *value,
-		     const char *fmt, ...)
-{
-	char expected[128];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(expected, sizeof(expected), fmt, ap);
-	va_end(ap);
-	if (*value)
-		snprintf(why, whylen, "expected %s, got '%s'", expected, value);
-	else
-		snprintf(why, whylen, "expected %s, got an empty value", expected);
-	return -EINVAL;
-}
-
-int config_enum_from_name(const char *const *names, const char *name)
-{
-	for (int i = 0; name && names[i]; i++)
-		if (strcmp(names[i], name) == 0)
-			return i;
-	return -EINVAL;
-}
-
-/* "a, b or c": the names of an enum's values, for "expected ..." */
-static const char *enum_list(const char *const *names, char *buf, size_t len)
-{
-	size_t used = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; names[i]; i++) {
-		const char *sep = !i ? "" : names[i + 1] ? ", " : " or ";
-		int n = snprintf(buf + used, len - used, "%s%s", sep, names[i]);
-
-		if (n < 0 || (size_t)n >= len - used)
-			break;
-		used += n;
-	}
-	return buf;
-}
-
-/*
- * One of key->names, stored as its index. Enum fields are int-sized: GCC
- * gives an enum without negative values unsigned int, which int may alias.
- */
-static int parse_enum(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen)
-{
-	int v = config_enum_from_name(key->names, value);
-	char names[128];
-
-	if (v < 0)
-		return bad_value(why, whylen, value, "%s",
-				 enum_list(key->names, names, sizeof(names)));
-	*(int *)field = v;
-	return 0;
-}
-
-static int parse_log_level(const struct config_key *key, const char *value,
-			   void *field, char *why, size_t whylen)
-{
-	int level = log_level_from_name(value);
-
-	(void)key;
-	if (level < 0)
-		return bad_value(why, whylen, value,
-				 "error, warning, notice, info or debug");
-	*(int *)field = level;
-	return 0;
-}
-
-/* an unsigned int in [key->min, key->max], decimal digits only */
-static int parse_uint(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen)
-{
-	unsigned long long v;
-	char *end;
-
-	/* strtoull() would skip blanks and accept a sign, even '-' */
-	if (*value < '0' || *value > '9')
-		goto bad;
-	errno = 0;
-	v = strtoull(value, &end, 10);
-	if (errno || *end || v < key->min || v > key->max)
-		goto bad;
-	*(unsigned int *)field = (unsigned int)v;
-	return 0;
-bad:
-	return bad_value(why, whylen, value, "an integer from %llu to %llu",
-			 key->min, key->max);
-}
-
-static int parse_bool(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen)
-{
-	static const char *const yes[] = { "yes", "true", "on", "1" };
-	static const char *const no[] = { "no", "false", "off", "0" };
-
-	(void)key;
-	for (size_t i = 0; i < ARRAY_SIZE(yes); i++) {
-		if (strcmp(value, yes[i]) == 0) {
-			*(bool *)field = true;
-			return 0;
-		}
-		if (strcmp(value, no[i]) == 0) {
-			*(bool *)field = false;
-			return 0;
-		}
-	}
-	return bad_value(why, whylen, value,
-			 "yes or no (or true/false, on/off, 1/0)");
-}
-
-/*
- * A double in [key->min, key->max] written as a plain decimal: "0.2", "5",
- * ".5", "2e-1". strtod() alone would also take blanks, a sign, "inf", "nan"
- * and hex ("0x1p-2"). No setlocale() in uringtuned: the point is '.'.
- */
-static int parse_decimal(const struct config_key *key, const char *value,
-			 void *field, char *why, size_t whylen)
-{
-	char *end;
-	double v;
-
-	if (!((value[0] >= '0' && value[0] <= '9') || value[0] == '.') ||
-	    strpbrk(value, "xX"))
-		goto bad;
-	/* overflow gives HUGE_VAL and underflow a value near 0: both range-checked */
-	v = strtod(value, &end);
-	if (end == value || *end || !(v >= (double)key->min && v <= (double)key->max))
-		goto bad;
-	*(double *)field = v;
-	return 0;
-bad:
-	return bad_value(why, whylen, value, "a decimal from %llu to %llu",
-			 key->min, key->max);
-}
-
-/*
- * [select] lists: elements separated by commas and/or blanks. A comma needs
- * an element on each side, so "a,,b", ",a" and "a," are refused as likely
- * typos.
- */
-struct list_kind {
-	const char *what;		/* "process names": what the elements are */
-	const char *noun;		/* "names": for "expected at most 16 names" */
-	/* check one element (@len bytes, not terminated) and store it in @slot */
-	int (*parse)(const char *elem, size_t len, void *slot, size_t slot_size,
-		     char *why, size_t whylen);
-};
-
-#define LIST_BLANKS	" \t"
-
-/*
- * The next element of a list at *@pos: its start and length in *@len, NULL
- * at the end. -EINVAL for an empty element.
- */
-static int list_next(const char **pos, const char **elem, size_t *len)
-{
-	const char *p = *pos + strspn(*pos, LIST_BLANKS);
-
-	*elem = NULL;
-	if (!*p)
-		return 0;
-	if (*p == ',')
-		return -EINVAL;
-	*elem = p;
-	*len = strcspn(p, LIST_BLANKS ",");
-	p += *len;
-	p += strspn(p, LIST_BLANKS);
-	if (*p == ',') {
-		p++;
-		p += strspn(p, LIST_BLANKS);
-		if (!*p || *p == ',')
-			return -EINVAL;
-	}
-	*pos = p;
-	return 0;
-}
-
-static int parse_list(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen,
-		      const struct list_kind *kind)
-{
-	/* field is at key->offset of a struct ut_config, its count at key->count */
-	unsigned int *count = (unsigned int *)((char *)field - key->offset + key->count);
-	size_t slot_size = key->size / key->max;
-	unsigned long long n = 0;
-	const char *pos, *elem;
-	size_t len;
-
-	/* count first: "expected at most 16 names, got 17" names the total */
-	for (pos = value; ; n++) {
-		if (list_next(&pos, &elem, &len))
-			return bad_value(why, whylen, value,
-					 "%s separated by commas or spaces", kind->what);
-		if (!elem)
-			break;
-	}
-	if (!n)
-		return bad_value(why, whylen, value, "%s", kind->what);
-	if (n > key->max) {
-		snprintf(why, whylen, "expected at most %llu %s, got %llu",
-			 key->max, kind->noun, n);
-		return -EINVAL;
-	}
-	n = 0;
-	for (pos = value; !list_next(&pos, &elem, &len) && elem; n++) {
-		int ret = kind->parse(elem, len, (char *)field + n * slot_size,
-				      slot_size, why, whylen);
-
-		if (ret)
-			return ret;
-	}
-	*count = (unsigned int)n;
-	return 0;
-}
-
-static int parse_comm(const char *elem, size_t len, void *slot, size_t slot_size,
-		      char *why, size_t whylen)
-{
-	/* "nginx # web" would otherwise add "#", "web" as process names */
-	if (elem[0] == '#') {
-		snprintf(why, whylen, "expected process names, got '%.*s' "
-			 "(a comment goes on a line of its own)", (int)len, elem);
-		return -EINVAL;
-	}
-	if (len >= slot_size) {
-		snprintf(why, whylen, "expected process names of at most %zu bytes, got '%.*s'",
-			 slot_size - 1, (int)len, elem);
-		return -EINVAL;
-	}
-	memcpy(slot, elem, len);
-	((char *)slot)[len] = '\0';
-	return 0;
-}
-
-/* what getpwnam_r() returns for "no such user" besides 0 (see its manual) */
-static bool user_unknown(int err)
-{
-	return err == 0 || err == ENOENT || err == ESRCH || err == EBADF || err == EPERM;
-}
-
-/* a uid in decimal, or a user name looked up now in the passwd database */
-static int parse_uid(const char *elem, size_t len, void *slot, size_t slot_size,
-		     char *why, size_t whylen)
-{
-	struct passwd pw, *res = NULL;
-	char name[256], *buf = NULL;
-	size_t buflen = 1024;
-	int err;
-
-	(void)slot_size;
-	if (len >= sizeof(name))
-		goto unknown;
-	memcpy(name, elem, len);
-	name[len] = '\0';
-	if (strspn(name, "0123456789") == len) {
-		unsigned long long v;
-
-		errno = 0;
-		v = strtoull(name, NULL, 10);
-		/* (uid_t)-1 is no one: chown(2)'s "unchanged" */
-		if (errno || v >= (uid_t)-1) {
-			snprintf(why, whylen,
-				 "expected user names or uids from 0 to %u, got '%s'",
-				 (unsigned int)(uid_t)-1 - 1, name);
-			return -EINVAL;
-		}
-		*(uid_t *)slot = (uid_t)v;
-		return 0;
-	}
-	for (;;) {
-		char *more = realloc(buf, buflen);
-
-		if (!more) {
-			err = ENOMEM;
-			break;
-		}
-		buf = more;
-		err = getpwnam_r(name, &pw, buf, buflen, &res);
-		if (err != ERANGE || buflen >= (1u << 20))
-			break;
-		buflen *= 2;
-	}
-	free(buf);
-	if (res) {
-		*(uid_t *)slot = pw.pw_uid;
-		return 0;
-	}
-	if (!user_unknown(err)) {
-		snprintf(why, whylen, "cannot look up user '%s': %s", name, strerror(err));
-		return -EINVAL;
-	}
-unknown:
-	snprintf(why, whylen, "expected user names or uids, got unknown user '%.*s'",
-		 (int)len, elem);
-	return -EINVAL;
-}
-
-/*
- * An absolute cgroup v2 path as /proc/PID/cgroup shows it: repeated and
- * trailing '/' dropped ("/a//b/" is "/a/b"), "." and ".." refused.
- */
-static int parse_cgroup(const char *elem, size_t len, void *slot, size_t slot_size,
-			char *why, size_t whylen)
-{
-	char *out = slot;
-	size_t n = 0, i = 0;
-
-	if (elem[0] != '/') {
-		snprintf(why, whylen, "expected absolute cgroup paths, got '%.*s'",
-			 (int)len, elem);
-		return -EINVAL;
-	}
-	while (i < len) {
-		size_t clen;
-
-		while (i < len && elem[i] == '/')
-			i++;
-		for (clen = 0; i + clen < len && elem[i + clen] != '/'; clen++)
-			;
-		if (!clen)
-			break;
-		if ((clen == 1 && elem[i] == '.') ||
-		    (clen == 2 && elem[i] == '.' && elem[i + 1] == '.')) {
-			snprintf(why, whylen, "expected absolute cgroup paths without "
-				 "'.' or '..', got '%.*s'", (int)len, elem);
-			return -EINVAL;
-		}
-		if (n + 1 + clen >= slot_size) {
-			snprintf(why, whylen, "expected absolute cgroup paths of at most "
-				 "%zu bytes, got %zu bytes", slot_size - 1, len);
-			return -EINVAL;
-		}
-		out[n++] = '/';
-		memcpy(out + n, elem + i, clen);
-		n += clen;
-		i += clen;
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-	return 0;
-}
-
-static const struct list_kind comm_list = { "process names", "names", parse_comm };
-static const struct list_kind uid_list = { "user names or uids", "users", parse_uid };
-static const struct list_kind cgroup_list = { "absolute cgroup paths", "cgroups",
-					      parse_cgroup };
-
-static int parse_comms(const struct config_key *key, const char *value,
-		       void *field, char *why, size_t whylen)
-{
-	return parse_list(key, value, field, why, whylen, &comm_list);
-}
-
-static int parse_uids(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen)
-{
-	return parse_list(key, value, field, why, whylen, &uid_list);
-}
-
-static int parse_cgroups(const struct config_key *key, const char *value,
-			 void *field, char *why, size_t whylen)
-{
-	return parse_list(key, value, field, why, whylen, &cgroup_list);
-}
-
-/*
- * An absolute path that fits the field (for socket, sun_path). Whitespace is
- * refused: libinih only strips ';' comments, so "/run/x # note" would
- * otherwise silently become a path with a space in it.
- */
-static int parse_path(const struct config_key *key, const char *value,
-		      void *field, char *why, size_t whylen)
-{
-	size_t len = strlen(value);
-
-	if (value[0] != '/')
-		return bad_value(why, whylen, value, "an absolute path");
-	if (strpbrk(value, " \t\r\n\f\v"))
-		return bad_value(why, whylen, value,
-				 "an absolute path without whitespace");
-	if (len >= key->size) {
-		snprintf(why, whylen,
-			 "expected an absolute path of at most %zu bytes, got %zu bytes",
-			 key->size - 1, len);
-		return -EINVAL;
-	}
-	memcpy(field, value, len + 1);
-	return 0;
-}
-
 /* is @name (@len bytes, not terminated) the section of one of the first @nr keys */
 static bool section_in(const char *name, size_t len, size_t nr)
 {
@@ -704,6 +270,16 @@ static void unknown_section(struct ini_reader_ctx *ini, const char *name, int le
 			 len, name, known_list(known, sizeof(known), NULL));
 }
 
+/* the index of [@section] @name in config_keys[], -1 if there is no such key */
+static int key_find(const char *section, const char *name)
+{
+	for (int i = 0; i < (int)ARRAY_SIZE(config_keys); i++)
+		if (strcmp(config_keys[i].section, section) == 0 &&
+		    strcmp(config_keys[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
 /* a "[name]" header: refused at once if no key lives there */
 static void on_section(struct ini_reader_ctx *ini, void *user, const char *name,
 		       size_t len)
@@ -717,9 +293,9 @@ static void on_key(struct ini_reader_ctx *ini, void *user, const char *section,
 		   const char *name, const char *value)
 {
 	struct load_ctx *ctx = user;
-	const struct config_key *key = NULL;
+	const struct config_key *key;
 	char why[512];
-	size_t i;
+	int i;
 
 	if (!section[0]) {
 		char known[512];
@@ -738,14 +314,8 @@ static void on_key(struct ini_reader_ctx *ini, void *user, const char *section,
 				 section, value);
 		return;
 	}
-	for (i = 0; i < ARRAY_SIZE(config_keys); i++) {
-		if (strcmp(config_keys[i].section, section) == 0 &&
-		    strcmp(config_keys[i].name, name) == 0) {
-			key = &config_keys[i];
-			break;
-		}
-	}
-	if (!key) {
+	i = key_find(section, name);
+	if (i < 0) {
 		char known[512];
 
 		ini_reader_error(ini, -EINVAL, "[%s] %s: unknown key (known keys: %s)",
@@ -758,6 +328,7 @@ static void on_key(struct ini_reader_ctx *ini, void *user, const char *section,
 		return;
 	}
 	ctx->set_on[i] = ini_reader_lineno(ini);
+	key = &config_keys[i];
 	if (key->parse(key, value, (char *)&ctx->cfg + key->offset, why, sizeof(why)))
 		ini_reader_error(ini, -EINVAL, "[%s] %s: %s", section, name, why);
 }
@@ -766,11 +337,9 @@ static void on_key(struct ini_reader_ctx *ini, void *user, const char *section,
 static const char *if_default(const struct load_ctx *ctx, const char *section,
 			      const char *name)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(config_keys); i++)
-		if (strcmp(config_keys[i].section, section) == 0 &&
-		    strcmp(config_keys[i].name, name) == 0)
-			return ctx->set_on[i] ? "" : " (the default)";
-	return "";
+	int i = key_find(section, name);
+
+	return i >= 0 && !ctx->set_on[i] ? " (the default)" : "";
 }
 
 /* checks across keys, once the whole file is read */

@@ -101,7 +101,4 @@ const char *config_mode_name(enum ut_mode mode);
 /* returns -EINVAL for anything but "observe" or "tune" */
 int config_mode_from_name(const char *name, enum ut_mode *mode);
 
-/* the index of @name in @names (NULL-terminated), -EINVAL if absent or NULL */
-int config_enum_from_name(const char *const *names, const char *name);
-
 #endif /* UT_CONFIG_H */
