@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent_policy.h"
+#include "select.h"
 #include "uring_abi.h"
 
 void agent_effective_wants(const struct agent_request *req, const struct ut_agent_cfg *cfg,
@@ -11,13 +12,13 @@ void agent_effective_wants(const struct agent_request *req, const struct ut_agen
 {
 	*hybrid = req->hybrid;
 	if (*hybrid == UT_WANT_UNSET) {
-		if (config_comm_in(cfg->hybrid_comm, cfg->n_hybrid_comm, req->comm))
+		if (select_comm_in(cfg->hybrid_comm, cfg->n_hybrid_comm, req->comm))
 			*hybrid = UT_WANT_ON;
-		else if (config_comm_in(cfg->hybrid_auto_comm, cfg->n_hybrid_auto_comm, req->comm))
+		else if (select_comm_in(cfg->hybrid_auto_comm, cfg->n_hybrid_auto_comm, req->comm))
 			*hybrid = UT_WANT_AUTO;
 	}
 	*napi = req->napi;
-	if (*napi == UT_WANT_UNSET && config_comm_in(cfg->napi_comm, cfg->n_napi_comm, req->comm))
+	if (*napi == UT_WANT_UNSET && select_comm_in(cfg->napi_comm, cfg->n_napi_comm, req->comm))
 		*napi = UT_WANT_ON;
 }
 

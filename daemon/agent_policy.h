@@ -31,7 +31,7 @@ struct agent_context {
 	enum ut_mode mode;
 	bool napi_supported;		/* the kernel has io_uring NAPI (6.9+) */
 	bool selected;			/* [select] picks the process */
-	const char *select_why;		/* ... and if not, why (config_selects()) */
+	const char *select_why;		/* ... and if not, why (select_matches()) */
 	/*
 	 * hybrid = auto: the IOPOLL advisor's verdict on the last IOPOLL ring
 	 * of a process with this comm: 1 hybrid, 0 classic, -1 none seen yet

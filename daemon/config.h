@@ -94,21 +94,11 @@ void config_defaults(struct ut_config *cfg);
  */
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen);
 
+/* the names of enum ut_mode's values, by value; NULL ends the table */
+extern const char *const config_mode_names[];
+
 const char *config_mode_name(enum ut_mode mode);
 /* returns -EINVAL for anything but "observe" or "tune" */
 int config_mode_from_name(const char *name, enum ut_mode *mode);
-
-/*
- * Is a process with this comm, uid and cgroup (v2 path, "/..." as in
- * /proc/PID/cgroup's "0::" line; NULL if unknown) selected? When not, *why
- * is a static phrase naming the rule ("excluded by exclude_comm",
- * "excluded by exclude_uid", "excluded by exclude_cgroup", "matches no
- * include rule").
- */
-bool config_selects(const struct ut_select *sel, const char *comm, uid_t uid,
-		    const char *cgroup, const char **why);
-
-/* is @comm in a [select] or [agent] list of process names */
-bool config_comm_in(const char (*list)[16], unsigned int n, const char *comm);
 
 #endif /* UT_CONFIG_H */

@@ -851,118 +851,6 @@ UT_TEST(bad_lists)
 		       "15 bytes, got 'averyveryverylongname'");
 }
 
-#define ASSERT_SELECTS(sel, comm, uid, cgroup, selected, reason) do {	\
-	const char *why = "unset";					\
-	UT_ASSERT_EQ_INT(config_selects(sel, comm, uid, cgroup, &why), selected); \
-	UT_ASSERT_STR_EQ(why, reason);					\
-} while (0)
-
-#define NO_INCLUDE	"matches no include rule"
-
-UT_TEST(selects_no_rules)
-{
-	struct ut_config def;
-
-	config_defaults(&def);
-	ASSERT_SELECTS(&def.select, "nginx", 0, "/system.slice/nginx.service", 1, "");
-	ASSERT_SELECTS(&def.select, "x", 1000, NULL, 1, "");
-	/* why may be NULL */
-	UT_ASSERT(config_selects(&def.select, "x", 0, NULL, NULL));
-}
-
-UT_TEST(selects_include_comm)
-{
-	struct load l;
-
-	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx envoy\n");
-	ASSERT_SELECTS(&l.cfg.select, "nginx", 1000, "/a", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, NULL, 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "nginx2", 1000, "/a", 0, NO_INCLUDE);
-	ASSERT_SELECTS(&l.cfg.select, "ngin", 1000, "/a", 0, NO_INCLUDE);
-	ASSERT_SELECTS(&l.cfg.select, "haproxy", 0, NULL, 0, NO_INCLUDE);
-	UT_ASSERT(!config_selects(&l.cfg.select, "haproxy", 0, NULL, NULL));
-}
-
-UT_TEST(selects_exclude_wins)
-{
-	struct load l;
-
-	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\nexclude_comm = nginx\n");
-	ASSERT_SELECTS(&l.cfg.select, "nginx", 0, "/", 0, "excluded by exclude_comm");
-
-	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\ninclude_uid = 0\n"
-		     "include_cgroup = /\nexclude_uid = 1000\n");
-	ASSERT_SELECTS(&l.cfg.select, "nginx", 1000, "/a", 0, "excluded by exclude_uid");
-	ASSERT_SELECTS(&l.cfg.select, "nginx", 1001, "/a", 1, "");
-
-	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a\nexclude_cgroup = /a/b\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b/c", 0, "excluded by exclude_cgroup");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 0, "excluded by exclude_cgroup");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/bc", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 1, "");
-
-	/* exclusions are checked in the order comm, uid, cgroup */
-	ASSERT_LOADS(&l, "[select]\nexclude_comm = x\nexclude_uid = 0\nexclude_cgroup = /\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 0, "excluded by exclude_comm");
-	ASSERT_SELECTS(&l.cfg.select, "y", 0, "/", 0, "excluded by exclude_uid");
-	ASSERT_SELECTS(&l.cfg.select, "y", 1, "/", 0, "excluded by exclude_cgroup");
-	ASSERT_SELECTS(&l.cfg.select, "y", 1, NULL, 1, "");
-}
-
-UT_TEST(selects_uid)
-{
-	struct load l;
-
-	ASSERT_LOADS(&l, "[select]\ninclude_uid = root, 1000\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 1000, NULL, 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 1001, "/", 0, NO_INCLUDE);
-
-	ASSERT_LOADS(&l, "[select]\nexclude_uid = root\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, "excluded by exclude_uid");
-	ASSERT_SELECTS(&l.cfg.select, "x", 1, NULL, 1, "");
-
-	/* any include rule of any kind selects */
-	ASSERT_LOADS(&l, "[select]\ninclude_comm = nginx\ninclude_uid = 1000\n"
-		     "include_cgroup = /web\n");
-	ASSERT_SELECTS(&l.cfg.select, "nginx", 0, NULL, 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "envoy", 1000, NULL, 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, "/web/envoy", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "envoy", 0, "/db", 0, NO_INCLUDE);
-}
-
-UT_TEST(selects_cgroup)
-{
-	struct load l;
-
-	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a/\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b/c", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/ab", 0, NO_INCLUDE);
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 0, NO_INCLUDE);
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/b/a", 0, NO_INCLUDE);
-	/* an unknown cgroup matches no cgroup rule */
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, NO_INCLUDE);
-
-	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /a/b\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 0, NO_INCLUDE);
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/bc", 0, NO_INCLUDE);
-
-	/* "/" holds every known cgroup */
-	ASSERT_LOADS(&l, "[select]\ninclude_cgroup = /\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 0, NO_INCLUDE);
-
-	ASSERT_LOADS(&l, "[select]\nexclude_cgroup = /a\n");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a", 0, "excluded by exclude_cgroup");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/a/b", 0, "excluded by exclude_cgroup");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, "/ab", 1, "");
-	ASSERT_SELECTS(&l.cfg.select, "x", 0, NULL, 1, "");
-}
-
 UT_TEST(export_values)
 {
 	struct load l;
@@ -1029,6 +917,8 @@ UT_TEST(mode_names)
 
 	UT_ASSERT_STR_EQ(config_mode_name(UT_MODE_OBSERVE), "observe");
 	UT_ASSERT_STR_EQ(config_mode_name(UT_MODE_TUNE), "tune");
+	UT_ASSERT_STR_EQ(config_mode_name((enum ut_mode)2), "unknown");
+	UT_ASSERT_STR_EQ(config_mode_name((enum ut_mode)-1), "unknown");
 	UT_ASSERT_EQ_INT(config_mode_from_name("observe", &mode), 0);
 	UT_ASSERT_EQ_INT(mode, UT_MODE_OBSERVE);
 	UT_ASSERT_EQ_INT(config_mode_from_name("tune", &mode), 0);
@@ -1075,11 +965,6 @@ int main(void)
 	ut_run("uid_lists", uid_lists);
 	ut_run("cgroup_lists", cgroup_lists);
 	ut_run("bad_lists", bad_lists);
-	ut_run("selects_no_rules", selects_no_rules);
-	ut_run("selects_include_comm", selects_include_comm);
-	ut_run("selects_exclude_wins", selects_exclude_wins);
-	ut_run("selects_uid", selects_uid);
-	ut_run("selects_cgroup", selects_cgroup);
 	ut_run("export_values", export_values);
 	ut_run("export_bad_values", export_bad_values);
 	ut_run("shipped_config", shipped_config);
