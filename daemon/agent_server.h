@@ -111,6 +111,4 @@ void agent_server_restore_all(struct ut_daemon *d);
 /* the settle step for slots a previous run left (tune: re-adopt; observe: restore) */
 void agent_server_settle(struct ut_daemon *d);
 
-const char *agent_entry_name(uint8_t entry);
-
 #endif /* UT_AGENT_SERVER_H */

@@ -227,30 +227,6 @@ void config_defaults(struct ut_config *cfg)
 	/* cfg->agent lists: empty, only uringtune exec's flags ask for anything */
 }
 
-const char *config_mode_name(enum ut_mode mode)
-{
-	switch (mode) {
-	case UT_MODE_OBSERVE:
-		return "observe";
-	case UT_MODE_TUNE:
-		return "tune";
-	}
-	return "unknown";
-}
-
-int config_mode_from_name(const char *name, enum ut_mode *mode)
-{
-	if (!name)
-		return -EINVAL;
-	if (strcmp(name, "observe") == 0)
-		*mode = UT_MODE_OBSERVE;
-	else if (strcmp(name, "tune") == 0)
-		*mode = UT_MODE_TUNE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 /* "expected <what>, got '<value>'": every bad value is reported this way */
 __attribute__((format(printf, 4, 5)))
 static int bad_value(char *why, size_t whylen, const char *value,
@@ -272,16 +248,8 @@ static int bad_value(char *why, size_t whylen, const char *value,
 static int parse_iopoll_stats(const struct config_key *key, const char *value,
 			      void *field, char *why, size_t whylen)
 {
-	enum ut_iopoll_stats_mode *m = field;
-
 	(void)key;
-	if (!strcmp(value, "auto"))
-		*m = UT_IOPOLL_AUTO;
-	else if (!strcmp(value, "always"))
-		*m = UT_IOPOLL_ALWAYS;
-	else if (!strcmp(value, "off"))
-		*m = UT_IOPOLL_OFF;
-	else
+	if (iopoll_stats_from_name(value, field))
 		return bad_value(why, whylen, value, "auto, always or off");
 	return 0;
 }
@@ -353,16 +321,8 @@ static int parse_bool(const struct config_key *key, const char *value,
 static int parse_tracking(const struct config_key *key, const char *value,
 			  void *field, char *why, size_t whylen)
 {
-	enum tuner_tracking *tracking = field;
-
 	(void)key;
-	if (strcmp(value, "dynamic") == 0)
-		*tracking = TUNER_TRACK_DYNAMIC;
-	else if (strcmp(value, "static") == 0)
-		*tracking = TUNER_TRACK_STATIC;
-	else if (strcmp(value, "auto") == 0)
-		*tracking = TUNER_TRACK_AUTO;
-	else
+	if (tuner_tracking_from_name(value, field))
 		return bad_value(why, whylen, value, "dynamic, static or auto");
 	return 0;
 }

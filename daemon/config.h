@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "name_table.h"
 #include "tuner.h"
 
 enum ut_mode {
@@ -94,9 +95,13 @@ void config_defaults(struct ut_config *cfg);
  */
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen);
 
-const char *config_mode_name(enum ut_mode mode);
-/* returns -EINVAL for anything but "observe" or "tune" */
-int config_mode_from_name(const char *name, enum ut_mode *mode);
+/*
+ * Names of the enum values (config_names.c), both ways; from_name returns
+ * -EINVAL for a name that is none of them, name "unknown" for such a value.
+ */
+UT_NAME_TABLE_DECLARE(config_mode, enum ut_mode);		/* observe, tune */
+UT_NAME_TABLE_DECLARE(iopoll_stats, enum ut_iopoll_stats_mode);	/* auto, always, off */
+UT_NAME_TABLE_DECLARE(tuner_tracking, enum tuner_tracking);	/* dynamic, static, auto */
 
 /*
  * Is a process with this comm, uid and cgroup (v2 path, "/..." as in

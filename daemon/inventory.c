@@ -178,7 +178,7 @@ void inventory_iopoll_hooks(struct ut_daemon *d)
 			log_warn("attaching the IOPOLL programs failed: %s", strerror(-ret));
 		else
 			log_info("timing IOPOLL requests (%zu IOPOLL rings, iopoll_stats %s)", n,
-				 d->cfg.iopoll_stats == UT_IOPOLL_ALWAYS ? "always" : "auto");
+				 iopoll_stats_name(d->cfg.iopoll_stats));
 	} else if (!want && d->iopoll.attached) {
 		iopoll_detach(&d->iopoll);
 		log_info("no IOPOLL ring: request timing off");

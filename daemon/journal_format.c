@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "abi_names.h"
 #include "journal_format.h"
-#include "uringtune.h"
 
 /* longest entry line is about 180 bytes */
 #define LINE_MAX_LEN	256
@@ -42,35 +42,9 @@ static const char *const key_names[NR_KEYS] = {
 };
 #define KEY_LIST	"ctx, pid, start, fd, ino, enabled, busy_poll_us, prefer, tracking"
 
-static const char *tracking_name(uint8_t mode)
-{
-	switch (mode) {
-	case UT_TRACK_DYNAMIC:
-		return "dynamic";
-	case UT_TRACK_STATIC:
-		return "static";
-	case UT_TRACK_INACTIVE:
-		return "inactive";
-	}
-	return NULL;
-}
-
-static int tracking_from_name(const char *name, uint8_t *mode)
-{
-	if (strcmp(name, "dynamic") == 0)
-		*mode = UT_TRACK_DYNAMIC;
-	else if (strcmp(name, "static") == 0)
-		*mode = UT_TRACK_STATIC;
-	else if (strcmp(name, "inactive") == 0)
-		*mode = UT_TRACK_INACTIVE;
-	else
-		return -EINVAL;
-	return 0;
-}
-
 bool journal_entry_valid(const struct journal_entry *e)
 {
-	return e->ctx && e->pid > 0 && e->fd >= 0 && tracking_name(e->track_mode);
+	return e->ctx && e->pid > 0 && e->fd >= 0 && track_mode_name(e->track_mode);
 }
 
 int journal_parse_error(struct journal_parser *p, int ret, const char *fmt, ...)
@@ -162,7 +136,7 @@ static int parse_value(struct journal_parser *p, enum journal_key key, const cha
 		return 0;
 	case KEY_TRACKING:
 		expected = "dynamic, static or inactive";
-		if (tracking_from_name(value, &e->track_mode))
+		if (track_mode_from_name(value, &e->track_mode))
 			goto bad;
 		return 0;
 	case NR_KEYS:
@@ -265,7 +239,7 @@ static int format_entry(char *buf, size_t len, const struct journal_entry *e)
 			" enabled=%d busy_poll_us=%u prefer=%d tracking=%s\n",
 			e->ctx, (int)e->pid, e->start_boottime, e->fd, e->ino,
 			e->enabled ? 1 : 0, e->busy_poll_us, e->prefer ? 1 : 0,
-			tracking_name(e->track_mode));
+			track_mode_name(e->track_mode));
 }
 
 char *journal_format(const struct journal_entry *es, size_t n, size_t skip, size_t *len)

@@ -1,0 +1,26 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The names of the configuration's enum values, one table each: what
+ * uringtune.ini takes, and what status, metrics and logs print.
+ */
+#include "config.h"
+
+static const char *const config_mode_names[] = {
+	[UT_MODE_OBSERVE]	= "observe",
+	[UT_MODE_TUNE]		= "tune",
+};
+UT_NAME_TABLE(config_mode, enum ut_mode, "unknown")
+
+static const char *const iopoll_stats_names[] = {
+	[UT_IOPOLL_AUTO]	= "auto",
+	[UT_IOPOLL_ALWAYS]	= "always",
+	[UT_IOPOLL_OFF]		= "off",
+};
+UT_NAME_TABLE(iopoll_stats, enum ut_iopoll_stats_mode, "unknown")
+
+static const char *const tuner_tracking_names[] = {
+	[TUNER_TRACK_DYNAMIC]	= "dynamic",
+	[TUNER_TRACK_STATIC]	= "static",
+	[TUNER_TRACK_AUTO]	= "auto",
+};
+UT_NAME_TABLE(tuner_tracking, enum tuner_tracking, "unknown")
