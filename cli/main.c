@@ -23,12 +23,12 @@
 #include "client.h"
 #include "json_get.h"
 #include "exec.h"
+#include "paths.h"
 #include "usage.h"
 #include "ring_view.h"
 #include "status_table.h"
+#include "version.h"
 
-#define UT_VERSION		"0.1.0"
-#define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define STATUS_REQUEST		"{\"cmd\":\"status\"}\n"
 
 /* widest view drawn, whatever $COLUMNS says */
@@ -81,7 +81,7 @@ static void usage(FILE *f)
 		"                  from inside it; CMD's exit status is uringtune's\n"
 		"\n"
 		"Options:\n"
-		"  --socket PATH   the daemon's control socket (default " DEFAULT_SOCKET ")\n"
+		"  --socket PATH   the daemon's control socket (default " UT_CONTROL_SOCKET ")\n"
 		"  --json          print the daemon's JSON reply instead of a table (with --ring: that\n"
 		"                  ring's object only)\n"
 		"  --ring PID:FD   status: the ring held by process PID as file descriptor FD\n"
@@ -628,7 +628,7 @@ static int exec_word(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .socket_path = DEFAULT_SOCKET, .busy_poll_us = -1 };
+	struct cli_opts o = { .socket_path = UT_CONTROL_SOCKET, .busy_poll_us = -1 };
 	int ret, i;
 
 	i = exec_word(argc, argv);

@@ -27,10 +27,10 @@
 #include "agent_abi.h"
 #include "config.h"
 #include "log.h"
+#include "paths.h"
 
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
-#define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define DEFAULT_STATE_DIR	"/var/lib/uringtune"
 /* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
 #define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
@@ -196,7 +196,7 @@ void config_defaults(struct ut_config *cfg)
 	/* zero the padding too, so configurations compare with memcmp() */
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = UT_MODE_OBSERVE;
-	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", DEFAULT_SOCKET);
+	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", UT_CONTROL_SOCKET);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", DEFAULT_STATE_DIR);
 	cfg->tick_ms = 1000;
 	cfg->max_rings = 16384;

@@ -31,6 +31,7 @@
 #include "setup_flags.h"
 #include "trace.h"
 #include "tunable.h"
+#include "version.h"
 
 #define NS_PER_S	UINT64_C(1000000000)
 

@@ -13,6 +13,7 @@
 #include "uring_abi.h"
 #include "status_json.h"
 #include "tunable.h"
+#include "version.h"
 
 static struct json_object *u64_json(uint64_t v)
 {
