@@ -110,7 +110,7 @@ $(BUILD)/vmlinux.h:
 	$(call msg,GEN,$@)
 	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
 
-$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h
+$(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h common/hist.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@

@@ -17,7 +17,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "hist.bpf.h"
 #include "uringtune.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -201,7 +200,7 @@ int BPF_PROG(iop_complete, void *ctxp, void *reqp)
 	if (!st)
 		return 0;
 	__sync_fetch_and_add(&st->completions[class], 1);
-	__sync_fetch_and_add(&st->hist[class][log2_u64(dur) & (UT_HIST_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&st->hist[class][hist_slot(dur)], 1);
 	if (bpf_core_field_exists(h->hybrid_poll_time))
 		st->hybrid_poll_time_ns = BPF_CORE_READ(h, hybrid_poll_time);
 	return 0;

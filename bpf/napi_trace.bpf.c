@@ -23,7 +23,6 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "hist.bpf.h"
 #include "uringtune.h"
 
 char LICENSE[] SEC("license") = "GPL";
@@ -567,7 +566,7 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		return 0;
 	dur = now - st->ts;
 	__sync_fetch_and_add(&rs->busy_ns, dur);
-	__sync_fetch_and_add(&rs->busy_hist[log2_u64(dur) & (UT_HIST_SLOTS - 1)], 1);
+	__sync_fetch_and_add(&rs->busy_hist[hist_slot(dur)], 1);
 	return 0;
 }
 

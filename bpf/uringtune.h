@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * Map keys, values and events shared by the BPF programs and user space.
- * Nothing else crosses that boundary; both sides include this file.
+ * Nothing else crosses that boundary (but the histogram convention, hist.h);
+ * both sides include this file.
  *
  * A ring is keyed by its struct io_ring_ctx address (an opaque u64 that is
  * never shown to users): it is what every io_uring tracepoint carries.
@@ -9,9 +10,10 @@
 #ifndef UT_URINGTUNE_H
 #define UT_URINGTUNE_H
 
+#include "hist.h"	/* UT_HIST_SLOTS: log2(ns), slot i holds [2^i, 2^(i+1)) */
+
 #define UT_COMM_LEN		16
 #define UT_MAX_NAPI_IDS		8
-#define UT_HIST_SLOTS		32	/* log2(ns): slot i holds [2^i, 2^(i+1)) */
 
 /* napi tracking mode as the kernel names it (io_uring_napi_tracking_strategy) */
 #define UT_TRACK_DYNAMIC	0

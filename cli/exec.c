@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "abi_names.h"
 #include "agent_abi.h"
 #include "agent_wire.h"
 #include "exec.h"
@@ -45,12 +46,6 @@ struct exec_opts {
 	const char *agent_lib;		/* NULL: look it up */
 	bool verbose;
 	char **cmd;			/* NULL-terminated, as execvp() takes it */
-};
-
-static const char *const want_names[] = {
-	[UT_WANT_OFF] = "off",
-	[UT_WANT_ON] = "on",
-	[UT_WANT_AUTO] = "auto",
 };
 
 void exec_usage(FILE *f)
@@ -113,10 +108,9 @@ static int opt_path(const char *name, const char *v, const char **dst)
 /* --hybrid's value as enum ut_agent_want, -1 if it names none */
 static int parse_hybrid(const char *s)
 {
-	for (int w = UT_WANT_OFF; w <= UT_WANT_AUTO; w++)
-		if (strcmp(s, want_names[w]) == 0)
-			return w;
-	return -1;
+	enum ut_agent_want w;
+
+	return agent_want_from_name(s, &w) ? -1 : (int)w;
 }
 
 /*
@@ -299,7 +293,8 @@ static int env_setup(const struct exec_opts *o, const char *agent)
 		return err;
 
 	if (o->hybrid != UT_WANT_UNSET)
-		n += snprintf(policy + n, sizeof(policy) - n, "hybrid=%s", want_names[o->hybrid]);
+		n += snprintf(policy + n, sizeof(policy) - n, "hybrid=%s",
+			      agent_want_name(o->hybrid));
 	if (o->napi == UT_WANT_ON)
 		n += snprintf(policy + n, sizeof(policy) - n, "%snapi=on", n ? "," : "");
 	/* nothing said: the daemon's config rules decide, not a stale value */

@@ -14,6 +14,7 @@
 #include "cmd_watch.h"
 #include "exec.h"
 #include "options.h"
+#include "paths.h"
 
 /*
  * Where the command word is when it is exec, else 0. What follows it is
@@ -33,7 +34,7 @@ static int exec_word(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	struct cli_opts o = { .socket_path = DEFAULT_SOCKET, .busy_poll_us = -1 };
+	struct cli_opts o = { .socket_path = UT_CONTROL_SOCKET, .busy_poll_us = -1 };
 	int ret, i;
 
 	i = exec_word(argc, argv);

@@ -10,9 +10,10 @@
 #include "exec.h"
 #include "options.h"
 #include "strbuf.h"
+#include "paths.h"
 #include "usage.h"
+#include "version.h"
 
-#define UT_VERSION		"0.1.0"
 
 static void usage(FILE *f)
 {
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 		"                  from inside it; CMD's exit status is uringtune's\n"
 		"\n"
 		"Options:\n"
-		"  --socket PATH   the daemon's control socket (default " DEFAULT_SOCKET ")\n"
+		"  --socket PATH   the daemon's control socket (default " UT_CONTROL_SOCKET ")\n"
 		"  --json          print the daemon's JSON reply instead of a table (with --ring: that\n"
 		"                  ring's object only)\n"
 		"  --ring PID:FD   status: the ring held by process PID as file descriptor FD\n"

@@ -9,7 +9,6 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 
 struct cli_opts {
 	const char *socket_path;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hist.h"
 #include "json_get.h"
 #include "ring_view.h"
 #include "status_table.h"
@@ -41,8 +42,8 @@ void rv_slot_label(unsigned int slot, char *buf, size_t len)
 	if (slot > 63)
 		slot = 63;
 	/* the BPF side files a 0 ns window in slot 0 too */
-	lo = slot ? UINT64_C(1) << slot : 0;
-	hi = slot < 63 ? (UINT64_C(2) << slot) - 1 : UINT64_MAX;
+	lo = hist_slot_lo(slot);
+	hi = hist_slot_max(slot);
 	rv_duration(lo, a, sizeof(a));
 	rv_duration(hi, b, sizeof(b));
 	snprintf(buf, len, "%s-%s", a, b);
@@ -323,8 +324,8 @@ static uint64_t rv_hist_read(struct json_object *arr, uint64_t *count, int *lo, 
 	if (!json_object_is_type(arr, json_type_array))
 		return 0;
 	n = json_object_array_length(arr);
-	if (n > RV_HIST_SLOTS)
-		n = RV_HIST_SLOTS;
+	if (n > UT_HIST_SLOTS)
+		n = UT_HIST_SLOTS;
 	for (size_t i = 0; i < n; i++) {
 		uint64_t c;
 
@@ -343,7 +344,7 @@ static uint64_t rv_hist_read(struct json_object *arr, uint64_t *count, int *lo, 
 
 static void rv_hist(struct json_object *bp, FILE *out, int width)
 {
-	uint64_t count[RV_HIST_SLOTS] = { 0 }, max, sum, time_ns;
+	uint64_t count[UT_HIST_SLOTS] = { 0 }, max, sum, time_ns;
 	char avg[24];
 	int lo, hi;
 
@@ -362,7 +363,7 @@ static void rv_hist(struct json_object *bp, FILE *out, int width)
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
 static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 {
-	uint64_t count[RV_HIST_SLOTS] = { 0 }, max, n = 0, inflight = 0, v;
+	uint64_t count[UT_HIST_SLOTS] = { 0 }, max, n = 0, inflight = 0, v;
 	struct json_object *adv = jget(iop, "advice");
 	char a[24] = "-", b[24] = "-";
 	int lo, hi;
@@ -395,7 +396,7 @@ static bool rv_hist_empty(struct json_object *bp)
 	if (!json_object_is_type(arr, json_type_array))
 		return true;
 	n = json_object_array_length(arr);
-	for (size_t i = 0; i < n && i < RV_HIST_SLOTS; i++) {
+	for (size_t i = 0; i < n && i < UT_HIST_SLOTS; i++) {
 		uint64_t c;
 
 		if (jval_u64(json_object_array_get_idx(arr, i), &c) && c)

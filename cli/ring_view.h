@@ -13,8 +13,6 @@
 
 #include <json-c/json.h>
 
-/* hist_log2_ns: slot i counts windows of [2^i, 2^(i+1)) ns (slot 0 also 0 ns) */
-#define RV_HIST_SLOTS		32
 /* the terminal width the views assume at least, and without a terminal */
 #define RV_WIDTH_MIN		40
 #define RV_WIDTH_DEFAULT	80

@@ -31,7 +31,7 @@
 
 #include <linux/types.h>
 
-#define UT_AGENT_SOCKET			"/run/uringtune/agent.sock"
+#include "paths.h"	/* UT_AGENT_SOCKET */
 
 /* environment of a program started by `uringtune exec` */
 #define UT_AGENT_ENV_POLICY		"URINGTUNE_AGENT_POLICY"	/* "hybrid=on,napi=on" */

@@ -5,20 +5,15 @@
 
 #include "setup_flags.h"
 
-static const char *const flag_names[] = {
+/* by bit number: IORING_SETUP_IOPOLL is 1U << 0 */
+static const char *const setup_flag_names[] = {
 	"IOPOLL", "SQPOLL", "SQ_AFF", "CQSIZE", "CLAMP", "ATTACH_WQ",
 	"R_DISABLED", "SUBMIT_ALL", "COOP_TASKRUN", "TASKRUN_FLAG", "SQE128",
 	"CQE32", "SINGLE_ISSUER", "DEFER_TASKRUN", "NO_MMAP",
 	"REGISTERED_FD_ONLY", "NO_SQARRAY", "HYBRID_IOPOLL", "CQE_MIXED",
 	"SQE_MIXED",
 };
-
-const char *setup_flag_name(unsigned int bit)
-{
-	if (bit >= sizeof(flag_names) / sizeof(flag_names[0]))
-		return NULL;
-	return flag_names[bit];
-}
+UT_NAME_TABLE(setup_flag, unsigned int, NULL)
 
 char *setup_flags_str(uint32_t flags, char *buf, size_t len)
 {

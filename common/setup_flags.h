@@ -6,8 +6,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* name of a single flag bit (1U << bit), or NULL if unknown */
-const char *setup_flag_name(unsigned int bit);
+#include "name_table.h"
+
+/*
+ * setup_flag_name(): the name of a single flag bit (1U << bit), or NULL if
+ * unknown; setup_flag_from_name(): the bit of a name, or -EINVAL.
+ */
+UT_NAME_TABLE_DECLARE(setup_flag, unsigned int);
 
 /*
  * "SQPOLL,SINGLE_ISSUER" into buf (unknown bits as 0x... ; "-" for none).

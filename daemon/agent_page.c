@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "agent_page.h"
+#include "atomic_file.h"
 #include "io_util.h"
 
 /*
@@ -160,37 +161,34 @@ static int reuse(struct agent_page *ap, int fd)
 static int create(struct agent_page *ap, const char *path, pid_t self)
 {
 	size_t size = UT_AGENT_PAGE_SIZE(UT_AGENT_PAGE_SLOTS);
-	char tmp[PATH_MAX + 16];
-	void *p = MAP_FAILED;
-	int fd, ret;
+	struct atomic_file af;
+	void *p;
+	int ret;
 
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	if (fchmod(fd, 0644) || ftruncate(fd, size)) {
+	ret = atomic_file_open(&af, path, NULL, 0644);
+	if (ret)
+		return ret;
+	if (ftruncate(af.fd, size)) {
 		ret = -errno;
 		goto fail;
 	}
-	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, af.fd, 0);
 	if (p == MAP_FAILED) {
 		ret = -errno;
 		goto fail;
 	}
 	agent_page_init(p, UT_AGENT_PAGE_SLOTS, self);
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto fail;
+	/* no fsync: the page is live state (in /run), not a record; the mapping outlives the fd */
+	ret = atomic_file_commit(&af, 0);
+	if (ret) {
+		munmap(p, size);
+		return ret;
 	}
-	close(fd);
 	ap->pg = p;
 	ap->size = size;
 	return 0;
 fail:
-	if (p != MAP_FAILED)
-		munmap(p, size);
-	close(fd);
-	unlink(tmp);
+	atomic_file_abort(&af);
 	return ret;
 }
 

@@ -11,6 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "abi_names.h"
 #include "agent_policy.h"
 #include "agent_server.h"
 #include "agent_server_priv.h"
@@ -20,20 +21,6 @@
 
 /* an agent sends at once after connecting: never wait long for it */
 #define AGENT_RECV_TIMEOUT_US	100000
-
-const char *agent_entry_name(uint8_t entry)
-{
-	switch (entry) {
-	case UT_ENTRY_SYSCALL:
-		return "syscall";
-	case UT_ENTRY_LIBURING:
-		return "io_uring_queue_init";
-	case UT_ENTRY_LIBURING_SETUP:
-		return "io_uring_setup";
-	default:
-		return "unknown";
-	}
-}
 
 /* /proc/PID/comm, "" if gone */
 static void proc_comm(pid_t pid, char *comm, size_t len)
@@ -81,20 +68,6 @@ static int send_reply(int fd, int status, uint32_t slot, const char *why, int pa
 	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(r) ? 0 : -errno;
 }
 
-static const char *want_name(uint8_t w)
-{
-	switch (w) {
-	case UT_WANT_ON:
-		return "on";
-	case UT_WANT_OFF:
-		return "off";
-	case UT_WANT_AUTO:
-		return "auto";
-	default:
-		return "unset";
-	}
-}
-
 /* no page, no decision: the agent sets the ring up as asked; why, for exec -v */
 static void reply_no_page(const struct ut_agent_server *a, int fd)
 {
@@ -112,10 +85,10 @@ static void on_ping(struct ut_agent_server *a, int fd, const struct ut_agent_hel
 	}
 	if (a->cfg->mode != UT_MODE_TUNE)
 		snprintf(why, sizeof(why), "observe mode: uringtune changes nothing (hybrid %s, "
-			 "napi %s asked)", want_name(h->hybrid), want_name(h->napi));
+			 "napi %s asked)", agent_want_name(h->hybrid), agent_want_name(h->napi));
 	else
 		snprintf(why, sizeof(why), "tune mode: hybrid %s, napi %s; decided per ring at "
-			 "setup", want_name(h->hybrid), want_name(h->napi));
+			 "setup", agent_want_name(h->hybrid), agent_want_name(h->napi));
 	send_reply(fd, 0, 0, why, -1);
 }
 

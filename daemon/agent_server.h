@@ -108,6 +108,4 @@ const struct agent_slot_info *agent_server_info(const struct ut_agent_server *a,
 /* the settle step for slots a previous run left (tune: re-adopt; observe: restore) */
 void agent_server_settle(struct ut_agent_server *a);
 
-const char *agent_entry_name(uint8_t entry);
-
 #endif /* UT_AGENT_SERVER_H */

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "abi_names.h"
 #include "agent_server.h"
 #include "agent_server_priv.h"
 #include "clock.h"

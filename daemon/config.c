@@ -11,8 +11,8 @@
 #include "config.h"
 #include "config_parse.h"
 #include "log.h"
+#include "paths.h"
 
-#define DEFAULT_SOCKET		"/run/uringtune/uringtune.sock"
 #define DEFAULT_STATE_DIR	"/var/lib/uringtune"
 /* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
 #define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
@@ -23,7 +23,7 @@ void config_defaults(struct ut_config *cfg)
 	/* zero the padding too, so configurations compare with memcmp() */
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = UT_MODE_OBSERVE;
-	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", DEFAULT_SOCKET);
+	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", UT_CONTROL_SOCKET);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", DEFAULT_STATE_DIR);
 	cfg->tick_ms = 1000;
 	cfg->max_rings = 16384;
@@ -54,26 +54,3 @@ void config_defaults(struct ut_config *cfg)
 	/* cfg->agent lists: empty, only uringtune exec's flags ask for anything */
 }
 
-const char *const config_mode_names[] = {
-	[UT_MODE_OBSERVE] = "observe",
-	[UT_MODE_TUNE] = "tune",
-	NULL
-};
-
-const char *config_mode_name(enum ut_mode mode)
-{
-	/* the last entry is the NULL that ends the table */
-	if ((unsigned int)mode >= ARRAY_SIZE(config_mode_names) - 1)
-		return "unknown";
-	return config_mode_names[mode];
-}
-
-int config_mode_from_name(const char *name, enum ut_mode *mode)
-{
-	int v = config_enum_from_name(config_mode_names, name);
-
-	if (v < 0)
-		return v;
-	*mode = v;
-	return 0;
-}

@@ -13,6 +13,7 @@
 #include <sys/types.h>
 #include <sys/un.h>
 
+#include "name_table.h"
 #include "tuner.h"
 
 enum ut_mode {
@@ -94,11 +95,17 @@ void config_defaults(struct ut_config *cfg);
  */
 int config_load(const char *path, struct ut_config *out, char *err, size_t errlen);
 
-/* the names of enum ut_mode's values, by value; NULL ends the table */
+/*
+ * Names of the enum values (config_names.c): one table each, NULL after
+ * the last, which config_keys.c also parses with; both directions from it.
+ * from_name returns -EINVAL for a name that is none of them, name
+ * "unknown" for such a value.
+ */
 extern const char *const config_mode_names[];
-
-const char *config_mode_name(enum ut_mode mode);
-/* returns -EINVAL for anything but "observe" or "tune" */
-int config_mode_from_name(const char *name, enum ut_mode *mode);
+extern const char *const iopoll_stats_names[];
+extern const char *const tuner_tracking_names[];
+UT_NAME_TABLE_DECLARE(config_mode, enum ut_mode);		/* observe, tune */
+UT_NAME_TABLE_DECLARE(iopoll_stats, enum ut_iopoll_stats_mode);	/* auto, always, off */
+UT_NAME_TABLE_DECLARE(tuner_tracking, enum tuner_tracking);	/* dynamic, static, auto */
 
 #endif /* UT_CONFIG_H */

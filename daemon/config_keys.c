@@ -20,20 +20,6 @@
 			.count = offsetof(struct ut_config, agent.n_##f), \
 			.max = UT_SELECT_MAX
 
-static const char *const iopoll_stats_names[] = {
-	[UT_IOPOLL_AUTO] = "auto",
-	[UT_IOPOLL_ALWAYS] = "always",
-	[UT_IOPOLL_OFF] = "off",
-	NULL
-};
-
-static const char *const tracking_names[] = {
-	[TUNER_TRACK_DYNAMIC] = "dynamic",
-	[TUNER_TRACK_STATIC] = "static",
-	[TUNER_TRACK_AUTO] = "auto",
-	NULL
-};
-
 /* error messages list sections and keys in this order */
 const struct config_key config_keys[] = {
 	{ "daemon", "mode", config_parse_enum, ENUM(mode, config_mode_names),
@@ -65,7 +51,7 @@ const struct config_key config_keys[] = {
 	  .doc = "timeout a ring gets when it is first tuned" },
 	{ "napi", "prefer_busy_poll", config_parse_bool, FIELD(napi.prefer),
 	  .doc = "the rings' prefer_busy_poll flag" },
-	{ "napi", "tracking", config_parse_enum, ENUM(napi.tracking, tracking_names),
+	{ "napi", "tracking", config_parse_enum, ENUM(napi.tracking, tuner_tracking_names),
 	  .doc = "how the kernel learns which NAPI instances a ring polls" },
 	{ "napi", "static_after_s", config_parse_uint, FIELD(napi.static_after_s),
 	  .min = 1, .max = 86400,

@@ -19,8 +19,7 @@
 #include "lifecycle.h"
 #include "registry.h"
 #include "trace.h"
-
-#define UT_VERSION	"0.1.0"
+#include "version.h"
 
 struct ut_daemon {
 	const char *config_path;

@@ -14,23 +14,19 @@
  * logged once, then counted quietly while the same error persists; a
  * different error is logged again, and the first write that works says so.
  */
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
+#include "atomic_file.h"
 #include "export.h"
-#include "io_util.h"
 #include "log.h"
 #include "prom.h"
 
 /* mkstemp() template; leftovers of a crash are removed before the first write */
-#define TMP_PREFIX	"." EXPORT_FILE_NAME "."
-#define TMP_TEMPLATE	TMP_PREFIX "XXXXXX"
+#define TMP_TEMPLATE	"." EXPORT_FILE_NAME ".XXXXXX"
 
 /* @dir/@name into @buf, without doubling the '/' of "/" or "dir/" */
 static int join(char *buf, size_t len, const char *dir, const char *name)
@@ -52,81 +48,12 @@ int export_file_path(const struct ut_config *cfg, char *buf, size_t len)
 	return join(buf, len, cfg->textfile_dir, EXPORT_FILE_NAME);
 }
 
-/* temporary files of writes a crash interrupted: never renamed, never read */
-static void remove_stale_tmp(const char *dir)
+/* for the temporary files of writes a crash interrupted: never renamed, never read */
+static void removed_stale(const char *path, int err, void *data)
 {
-	struct dirent *de;
-	DIR *dh;
-
-	dh = opendir(dir);
-	if (!dh)
-		return;
-	while ((de = readdir(dh))) {
-		char path[PATH_MAX];
-
-		if (strncmp(de->d_name, TMP_PREFIX, strlen(TMP_PREFIX)) ||
-		    strlen(de->d_name) != strlen(TMP_TEMPLATE) ||
-		    join(path, sizeof(path), dir, de->d_name))
-			continue;
-		if (unlink(path) == 0)
-			log_info("removed %s, left by an interrupted export", path);
-	}
-	closedir(dh);
-}
-
-/* replace @path with @buf; on failure *step says what failed */
-static int write_file(const char *dir, const char *path, const char *buf, size_t len,
-		      const char **step)
-{
-	char tmp[PATH_MAX];
-	int fd = -1, ret;
-
-	*step = "create a temporary file";
-	ret = join(tmp, sizeof(tmp), dir, TMP_TEMPLATE);
-	if (ret) {
-		tmp[0] = '\0';
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		tmp[0] = '\0';	/* nothing to unlink */
-		goto out;
-	}
-	/* node_exporter reads it as its own user; mkstemp() gives 0600 */
-	*step = "chmod";
-	if (fchmod(fd, 0644)) {
-		ret = -errno;
-		goto out;
-	}
-	*step = "write";
-	ret = write_all(fd, buf, len);
-	if (ret)
-		goto out;
-	*step = "fsync";
-	if (fsync(fd)) {
-		ret = -errno;
-		goto out;
-	}
-	*step = "close";
-	ret = close(fd);
-	fd = -1;
-	if (ret) {
-		ret = -errno;
-		goto out;
-	}
-	*step = "rename";
-	if (rename(tmp, path)) {
-		ret = -errno;
-		goto out;
-	}
-	tmp[0] = '\0';
-out:
-	if (fd >= 0)
-		close(fd);
-	if (tmp[0])
-		unlink(tmp);
-	return ret;
+	(void)data;
+	if (!err)
+		log_info("removed %s, left by an interrupted export", path);
 }
 
 /* remove the file written last (export switched off, moved, or stopping) */
@@ -178,7 +105,7 @@ void export_tick(struct ut_daemon *d)
 	if (d->export_path[0] && strcmp(d->export_path, path))
 		remove_written(d, "[export] textfile_dir changed");
 	if (!d->export_path[0])
-		remove_stale_tmp(d->cfg.textfile_dir);
+		atomic_file_remove_stale(d->cfg.textfile_dir, TMP_TEMPLATE, removed_stale, NULL);
 
 	f = open_memstream(&buf, &len);
 	if (!f) {
@@ -189,7 +116,8 @@ void export_tick(struct ut_daemon *d)
 	if (fclose(f) && !ret)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = write_file(d->cfg.textfile_dir, path, buf, len, &step);
+		/* node_exporter reads it as its own user; no directory fsync (above) */
+		ret = atomic_file_write(path, TMP_TEMPLATE, 0644, buf, len, ATOMIC_FSYNC, &step);
 out:
 	free(buf);
 	if (ret) {

@@ -186,7 +186,7 @@ void inventory_iopoll_hooks(struct inventory *inv)
 			log_warn("attaching the IOPOLL programs failed: %s", strerror(-ret));
 		else
 			log_info("timing IOPOLL requests (%zu IOPOLL rings, iopoll_stats %s)", n,
-				 inv->cfg->iopoll_stats == UT_IOPOLL_ALWAYS ? "always" : "auto");
+				 iopoll_stats_name(inv->cfg->iopoll_stats));
 	} else if (!want && inv->iopoll->attached) {
 		iopoll_detach(inv->iopoll);
 		log_info("no IOPOLL ring: request timing off");

@@ -3,43 +3,12 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hist.h"
 #include "iopoll_advice.h"
-
-/* slot i holds [2^i, 2^(i+1)) ns; slot 0 also holds 0 */
-static uint64_t slot_lo(unsigned int i)
-{
-	return i ? 1ULL << i : 0;
-}
-
-static uint64_t slot_hi(unsigned int i)
-{
-	return i >= 63 ? UINT64_MAX : 1ULL << (i + 1);
-}
 
 uint64_t hist_percentile_ns(const __u64 *hist, unsigned int pct)
 {
-	uint64_t total = 0, cum = 0;
-	double rank;
-
-	for (int i = 0; i < UT_HIST_SLOTS; i++)
-		total += hist[i];
-	if (!total)
-		return 0;
-	if (pct > 100)
-		pct = 100;
-	rank = (double)total * pct / 100.0;
-	for (int i = 0; i < UT_HIST_SLOTS; i++) {
-		if (!hist[i])
-			continue;
-		if (cum + hist[i] >= rank) {
-			/* spread the slot's samples evenly over its range */
-			double frac = (rank - cum) / hist[i];
-
-			return slot_lo(i) + (uint64_t)(frac * (slot_hi(i) - slot_lo(i)));
-		}
-		cum += hist[i];
-	}
-	return slot_hi(UT_HIST_SLOTS - 1);
+	return hist_quantile_ns(hist, pct, HIST_AT_INTERPOLATED);
 }
 
 void iopoll_summarize(const struct ut_iopoll_stats *s, struct iopoll_summary *out)
@@ -57,8 +26,8 @@ void iopoll_summarize(const struct ut_iopoll_stats *s, struct iopoll_summary *ou
 		if (!out->hist[i])
 			continue;
 		if (!out->min_ns)
-			out->min_ns = i ? slot_lo(i) : 1;
-		sum += (double)out->hist[i] * (slot_lo(i) + slot_hi(i)) / 2.0;
+			out->min_ns = i ? hist_slot_lo(i) : 1;
+		sum += (double)out->hist[i] * hist_slot_mid(i);
 	}
 	if (out->completions)
 		out->mean_ns = (uint64_t)(sum / out->completions);

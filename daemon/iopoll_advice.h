@@ -39,7 +39,11 @@ struct iopoll_advice {
 	char why[240];
 };
 
-/* nearest value at pct percent, interpolated inside its log2 slot; 0 if empty */
+/*
+ * The value at pct percent, interpolated inside its log2 slot (the spread
+ * of completion times matters here, not a bound): hist_quantile_ns() at
+ * HIST_AT_INTERPOLATED. 0 if empty.
+ */
 uint64_t hist_percentile_ns(const __u64 *hist, unsigned int pct);
 
 void iopoll_summarize(const struct ut_iopoll_stats *s, struct iopoll_summary *out);

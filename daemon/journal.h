@@ -24,19 +24,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* What identifies a ring across a daemon restart, and its original settings. */
-struct journal_entry {
-	uint64_t ctx;			/* kernel ring address */
-	pid_t pid;
-	uint64_t start_boottime;	/* process start, ns since boot */
-	int fd;
-	uint64_t ino;			/* the ring file's inode */
-	/* the settings before uringtune's first change */
-	bool enabled;
-	unsigned int busy_poll_us;
-	bool prefer;
-	uint8_t track_mode;		/* UT_TRACK_* */
-};
+#include "journal_format.h"	/* struct journal_entry: what a line holds */
 
 struct journal {
 	char path[PATH_MAX];

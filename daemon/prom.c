@@ -26,10 +26,12 @@
 #include <string.h>
 
 #include "agent_server.h"
+#include "hist.h"
 #include "prom.h"
 #include "setup_flags.h"
 #include "trace.h"
 #include "tunable.h"
+#include "version.h"
 
 #define NS_PER_S	UINT64_C(1000000000)
 
@@ -124,7 +126,7 @@ static const char *seconds(char buf[SECONDS_SIZE], uint64_t ns)
 /*
  * The upper edge of BPF histogram slot @i as a bucket's le: slot i holds
  * integer nanoseconds in [2^i, 2^(i+1)) (slot 0 also 0), so everything in
- * it is <= 2^(i+1) - 1 ns. That has at most 10 significant digits (slot
+ * it is <= 2^(i+1) - 1 ns, hist_slot_max(). That has at most 10 significant digits (slot
  * 31: 4294967295), so %.10g prints the edge exactly and no two edges alike.
  */
 #define LE_SIZE		24
@@ -132,7 +134,7 @@ static const char *seconds(char buf[SECONDS_SIZE], uint64_t ns)
 static void le_strings(char le[UT_HIST_SLOTS][LE_SIZE])
 {
 	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
-		snprintf(le[i], LE_SIZE, "%.10g", (double)((2ULL << i) - 1) / NS_PER_S);
+		snprintf(le[i], LE_SIZE, "%.10g", (double)hist_slot_max(i) / NS_PER_S);
 }
 
 static void family(FILE *out, const char *name, const char *type, const char *help)

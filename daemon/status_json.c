@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "abi_names.h"
 #include "agent_server.h"
 #include "clock.h"
 #include "export.h"
@@ -12,18 +13,7 @@
 #include "uring_abi.h"
 #include "status_json.h"
 #include "tunable.h"
-
-const char *track_mode_name(uint8_t mode)
-{
-	switch (mode) {
-	case UT_TRACK_DYNAMIC:
-		return "dynamic";
-	case UT_TRACK_STATIC:
-		return "static";
-	default:
-		return "inactive";
-	}
-}
+#include "version.h"
 
 static struct json_object *u64_json(uint64_t v)
 {
@@ -63,13 +53,13 @@ static struct json_object *flags_json(uint32_t flags)
 static struct json_object *napi_json(const struct ut_napi_state *n)
 {
 	struct json_object *o = json_object_new_object();
+	const char *tracking = n->enabled ? track_mode_name(n->track_mode) : NULL;
 
 	json_object_object_add(o, "enabled", json_object_new_boolean(n->enabled));
 	json_object_object_add(o, "busy_poll_us", u64_json(n->busy_poll_ns / 1000));
 	json_object_object_add(o, "prefer_busy_poll", json_object_new_boolean(n->prefer));
 	json_object_object_add(o, "tracking",
-			       json_object_new_string(n->enabled ? track_mode_name(n->track_mode) :
-						      "inactive"));
+			       json_object_new_string(tracking ? tracking : "inactive"));
 	return o;
 }
 
@@ -311,8 +301,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "napi_supported", json_object_new_boolean(d->napi_supported));
 	json_object_object_add(daemon, "iopoll_stats",
 			       json_object_new_string(!d->iopoll.skel ? "unavailable" :
-						      d->cfg.iopoll_stats == UT_IOPOLL_ALWAYS ? "always" :
-						      d->cfg.iopoll_stats == UT_IOPOLL_OFF ? "off" : "auto"));
+						      iopoll_stats_name(d->cfg.iopoll_stats)));
 	json_object_object_add(daemon, "iopoll_tracing", json_object_new_boolean(d->iopoll.attached));
 	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
 	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));

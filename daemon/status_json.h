@@ -13,6 +13,4 @@
 struct json_object *status_json(const struct ut_daemon *d);
 struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *ring);
 
-const char *track_mode_name(uint8_t mode);
-
 #endif /* UT_STATUS_JSON_H */

@@ -3,18 +3,12 @@
 #include "tunable.h"
 #include "uring_abi.h"
 
-const char *managed_by_name(enum ut_managed_by m)
-{
-	switch (m) {
-	case UT_MANAGED_APP:
-		return "app";
-	case UT_MANAGED_URINGTUNE:
-		return "uringtune";
-	case UT_MANAGED_NONE:
-	default:
-		return "none";
-	}
-}
+static const char *const managed_by_names[] = {
+	[UT_MANAGED_NONE]	= "none",
+	[UT_MANAGED_APP]	= "app",
+	[UT_MANAGED_URINGTUNE]	= "uringtune",
+};
+UT_NAME_TABLE(managed_by, enum ut_managed_by, "none")
 
 bool ring_tunable(uint32_t setup_flags, bool napi_supported,
 		  enum ut_managed_by managed_by, const char **reason)

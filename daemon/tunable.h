@@ -9,13 +9,16 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "name_table.h"
+
 enum ut_managed_by {
 	UT_MANAGED_NONE,	/* nobody registered NAPI on it */
 	UT_MANAGED_APP,		/* its application registers NAPI itself */
 	UT_MANAGED_URINGTUNE,	/* uringtune changed it */
 };
 
-const char *managed_by_name(enum ut_managed_by m);
+/* none, app, uringtune ("none" for a value that is none of them) */
+UT_NAME_TABLE_DECLARE(managed_by, enum ut_managed_by);
 
 /*
  * Returns true if uringtune may register NAPI on the ring through a

@@ -51,6 +51,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hist.h"
 #include "tuner.h"
 
 #define NSEC_PER_USEC	1000ULL
@@ -115,18 +116,6 @@ static unsigned int clamp_timeout(const struct tuner_policy *pol, uint64_t us)
 	if (us > max_timeout(pol))
 		return max_timeout(pol);
 	return (unsigned int)us;
-}
-
-/* upper edge of hist slot i, in ns: 2^(i+1), at most 2^32 */
-static uint64_t slot_edge_ns(unsigned int i)
-{
-	return 2ULL << i;
-}
-
-/* midpoint of hist slot i, in ns: 1.5 * 2^i */
-static double slot_mid_ns(unsigned int i)
-{
-	return (double)(3ULL << i) / 2;
 }
 
 __attribute__((format(printf, 3, 4)))
@@ -233,45 +222,16 @@ void tuner_initial(const struct tuner_policy *pol, const uint32_t *ids, unsigned
 
 unsigned int tuner_hist_quantile_us(const uint64_t *hist, unsigned int quantile_pct)
 {
-	unsigned int pct = quantile_pct > 100 ? 100 : quantile_pct;
-	uint64_t c[UT_HIST_SLOTS], total = 0, need, cum = 0;
-	bool wrapped = false;
-	unsigned int i;
+	__u64 c[UT_HIST_SLOTS];
 
 	if (!hist)
 		return 0;
-	for (i = 0; i < UT_HIST_SLOTS; i++) {
+	/* uint64_t and __u64 are different types of the same width */
+	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
 		c[i] = hist[i];
-		if (__builtin_add_overflow(total, c[i], &total))
-			wrapped = true;
-	}
-	if (wrapped) {
-		/*
-		 * More than 2^64 windows: count in units of 64. A slot that had
-		 * any keeps at least one, so pct 100 still reaches the top one.
-		 * 32 slots of at most 2^58 + 1 cannot overflow.
-		 */
-		total = 0;
-		for (i = 0; i < UT_HIST_SLOTS; i++) {
-			c[i] = (c[i] >> 6) + (c[i] != 0);
-			total += c[i];
-		}
-	}
-	if (!total)
-		return 0;
-
-	/* ceil(total * pct / 100) without overflow; pct 0 means the first window */
-	need = total / 100 * pct + (total % 100 * pct + 99) / 100;
-	if (!need)
-		need = 1;
-	for (i = 0; i < UT_HIST_SLOTS; i++) {
-		cum += c[i];
-		if (cum >= need)
-			break;
-	}
-	if (i == UT_HIST_SLOTS)		/* cannot happen: need <= total */
-		i = UT_HIST_SLOTS - 1;
-	return (unsigned int)((slot_edge_ns(i) + NSEC_PER_USEC - 1) / NSEC_PER_USEC);
+	/* a timeout must cover its windows: the slot's end, not a guess inside it */
+	return (unsigned int)((hist_quantile_ns(c, quantile_pct, HIST_AT_SLOT_END) +
+			       NSEC_PER_USEC - 1) / NSEC_PER_USEC);
 }
 
 /* The cost model over the evidence, for a timeout of t_us. */
@@ -282,7 +242,7 @@ struct cost {
 };
 
 /*
- * Paid windows count at their hist slot's midpoint. At or above the current
+ * Paid windows count at their hist slot's middle (hist_slot_mid()). At or above the current
  * timeout every paid window still pays; below it only those whose slot ends
  * within t_us (slots count at their upper edge, as in the quantile). All
  * other windows spin t_us: windows that did not pay are assumed not to pay
@@ -304,9 +264,9 @@ static struct cost cost_at(const struct tuner_policy *pol, const struct tuner_st
 		if (!st->hist[i])
 			continue;
 		n += k;
-		if (all || slot_edge_ns(i) <= (uint64_t)t_us * NSEC_PER_USEC) {
+		if (all || hist_slot_hi(i) <= (uint64_t)t_us * NSEC_PER_USEC) {
 			n_in += k;
-			len_in += k * slot_mid_ns(i);
+			len_in += k * hist_slot_mid(i);
 		}
 	}
 	c.paid = (double)(st->paid < st->windows ? st->paid : st->windows);

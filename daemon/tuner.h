@@ -109,7 +109,8 @@ void tuner_applied(struct tuner_state *st, const struct tuner_setting *s, uint64
 
 /*
  * Shortest timeout, in microseconds, covering quantile_pct percent of the
- * windows in hist (log2(ns) slots; a slot counts at its upper edge).
+ * windows in hist (log2(ns) slots; a slot counts at its upper edge:
+ * hist_quantile_ns() at HIST_AT_SLOT_END, rounded up to a microsecond).
  * 0 if hist is empty.
  */
 unsigned int tuner_hist_quantile_us(const uint64_t *hist, unsigned int quantile_pct);
