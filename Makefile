@@ -41,7 +41,18 @@ ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 
 WARN		:= -Wall -Wextra -Wformat=2 -Werror
 CFLAGS		?= -O2 -g
-override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE -Icommon -Ibpf -Idaemon -Iagent -Itests/tools -I$(BUILD)
+override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE
+
+# Each target compiles with its own include path (INC, set per folder
+# below): the daemon sees its folders, the agent and the CLI theirs, and all
+# of them common/; nobody includes across those lines by accident.
+COMMON_INC	:= -Icommon -Ibpf
+DAEMON_DIRS	:= daemon $(patsubst %/,%,$(wildcard daemon/*/))
+DAEMON_INC	:= $(DAEMON_DIRS:%=-I%) $(COMMON_INC) -I$(BUILD)
+AGENT_INC	:= -Iagent -Icommon
+CLI_INC		:= -Icli -Icommon
+TOOLS_INC	:= -Itests/tools $(COMMON_INC)
+UNIT_INC	:= $(DAEMON_INC) -Iagent -Itests/unit
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
 		   -I$(BUILD) -Ibpf -Icommon
 
@@ -58,7 +69,7 @@ BPF_OBJS	:= $(BPF_PROGS:%=$(BUILD)/%.bpf.o)
 BPF_SKELS	:= $(BPF_PROGS:%=$(BUILD)/%.skel.h)
 
 COMMON_SRCS	:= $(wildcard common/*.c)
-DAEMON_SRCS	:= $(wildcard daemon/*.c)
+DAEMON_SRCS	:= $(wildcard daemon/*.c daemon/*/*.c)
 CLI_SRCS	:= $(wildcard cli/*.c)
 # everything of the daemon but main(): what unit tests link against
 DAEMON_LIB_SRCS	:= $(filter-out daemon/main.c,$(DAEMON_SRCS))
@@ -119,10 +130,16 @@ $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
+$(BUILD)/common/%.o: INC = $(COMMON_INC)
+$(BUILD)/daemon/%.o: INC = $(DAEMON_INC)
+$(BUILD)/cli/%.o: INC = $(CLI_INC)
+$(BUILD)/tests/tools/%.o: INC = $(TOOLS_INC)
+$(BUILD)/tests/unit/%.o: INC = $(UNIT_INC)
+
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(INC) -MMD -MP -c $< -o $@
 
 # the daemon's objects that include skeletons must wait for them
 $(DAEMON_OBJS): $(BPF_SKELS)
@@ -131,17 +148,8 @@ $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
-# The CLI runs in the operator's shell: it sees its own headers and common/,
-# never the daemon's, the agent's or bpf/'s (the flags without the tree's -I)
-CLI_CFLAGS	= $(filter-out -I%,$(CFLAGS)) -Icli -Icommon -I$(BUILD) $(CFLAGS_JSON)
-
-$(BUILD)/cli/%.o: cli/%.c
-	@mkdir -p $(@D)
-	$(call msg,CC,$@)
-	$(Q)$(CC) $(CLI_CFLAGS) -MMD -MP -c $< -o $@
-
 # where `uringtune exec` finds the agent once installed
-$(BUILD)/cli/exec.o: CLI_CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
+$(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -166,7 +174,7 @@ $(BUILD)/nopbench: $(BUILD)/tests/tools/nopbench.o $(BUILD)/tests/tools/tool.o $
 $(BUILD)/libut_uring25.so: tests/tools/liburing25_shim.c
 	@mkdir -p $(@D)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -shared -fPIC -o $@ $< $(LIBS_URING)
+	$(Q)$(CC) $(CFLAGS) $(TOOLS_INC) -shared -fPIC -o $@ $< $(LIBS_URING)
 
 $(BUILD)/ringentry: $(BUILD)/tests/tools/ringentry.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS) \
 		$(BUILD)/libut_uring25.so
@@ -182,12 +190,12 @@ $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
 $(BUILD)/agent/%.o: agent/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/agent/agent_wire.o: common/agent_wire.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # -z nodelete: a program that dlclose()s it keeps the interposers' code mapped
 $(AGENT_LIB): $(AGENT_OBJS)

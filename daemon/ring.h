@@ -4,13 +4,13 @@
  * writer. Everyone may read every part; only the named module writes it.
  *
  *   obs    what the kernel told us (events, sweeps, map values)
- *          written by the observation side: registry.c (events, sweeps,
- *          our own accepted changes), inventory.c (map values)
+ *          written by the observation side, daemon/observe/: registry.c
+ *          (events, sweeps, our own accepted changes), inventory.c (map values)
  *   tune   what uringtune did to it and why (taken, refused, pinned,
  *          the tuner's memory, a decision on its way)
- *          written by tune/lifecycle.c only
+ *          written by the lifecycle only (daemon/tune/lifecycle*.c)
  *   agent  how the in-process agent reaches it (its policy-page slot)
- *          written by agent/agent_server.c only
+ *          written by the agent server only (daemon/agent/agent_slots.c)
  */
 #ifndef UT_RING_H
 #define UT_RING_H
@@ -52,7 +52,7 @@ struct ring_obs {
 	struct ut_holder alt;
 };
 
-/* tuning: lifecycle.c */
+/* tuning: the lifecycle */
 struct ring_tune {
 	enum ut_managed_by managed_by;
 	struct tuner_state tuner;
@@ -72,7 +72,7 @@ struct ring_tune {
 	struct tuner_setting want;	/* the last decision published */
 };
 
-/* the in-process agent: agent_server.c */
+/* the in-process agent: agent_slots.c */
 struct ring_agent {
 	bool via;			/* set up through an agent */
 	uint32_t slot;			/* its slot in the policy page */

@@ -80,7 +80,7 @@ struct ut_config {
 	struct tuner_policy napi;	/* [napi] */
 	struct ut_select select;	/* [select] */
 	struct ut_agent_cfg agent;	/* [agent] */
-	/* [export]: Prometheus textfile for node_exporter (daemon/export.c) */
+	/* [export]: Prometheus textfile for node_exporter (daemon/report/export.c) */
 	bool export_textfile;		/* textfile */
 	/* room for "/.uringtune.prom.XXXXXX" after it within PATH_MAX */
 	char textfile_dir[PATH_MAX - 32];	/* textfile_dir */
