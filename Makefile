@@ -93,7 +93,12 @@ AGENT_PURE_OBJS	:= $(BUILD)/agent/agent_check.o
 UNIT_SRCS	:= $(wildcard tests/unit/test_*.c)
 # test_agent_*: the agent's pure parts; the rest: the daemon's
 AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
-DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS),$(UNIT_SRCS))
+# the lifecycle's orchestration links without BPF, the actuator or the agent
+# server: what it depends on is all it gets (its backend is a fake)
+LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.c daemon/tune/journal*.c \
+		   daemon/config/*.c) daemon/tune/select.c daemon/observe/registry.c daemon/tuner.c \
+		   daemon/tunable.c daemon/log.c)
+DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
 # io_uring NOP throughput, for the benchmarks
@@ -206,6 +211,10 @@ $(AGENT_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/t
 		$(AGENT_PURE_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+$(BUILD)/tests/test_lifecycle: $(BUILD)/tests/unit/test_lifecycle.o $(LIFECYCLE_OBJS) $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_INIH)
 
 $(DAEMON_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
 		$(DAEMON_LIB_OBJS) $(COMMON_OBJS)
