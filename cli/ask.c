@@ -12,18 +12,6 @@
 #include "client.h"
 #include "strbuf.h"
 
-char *cli_msgf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 void cli_put_msg(FILE *f, char *msg, const char *suffix)
 {
 	fprintf(f, "%s%s\n", msg ? msg : "uringtune: Cannot allocate memory", suffix);

@@ -10,8 +10,7 @@
 
 #include <json-c/json.h>
 
-/* a malloc'ed message, NULL on ENOMEM (printed as such by cli_put_msg()) */
-char *cli_msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#include "strbuf.h"	/* cli_msgf() */
 
 /* print and free a message of cli_msgf() as one line, @suffix before the newline */
 void cli_put_msg(FILE *f, char *msg, const char *suffix);

@@ -54,20 +54,6 @@ struct st_row {
 	char *iopoll;	/* IOPOLL rings: a second, indented line */
 };
 
-static char *st_strf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static char *st_strf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&s, fmt, ap);
-	va_end(ap);
-	return n < 0 ? NULL : s;
-}
-
 static char *st_dash(void)
 {
 	return strdup("-");
@@ -75,7 +61,7 @@ static char *st_dash(void)
 
 static char *st_percent(double frac)
 {
-	return st_strf("%.1f%%", frac * 100.0);
+	return cli_msgf("%.1f%%", frac * 100.0);
 }
 
 char *status_cell_flags(struct json_object *ring)
@@ -99,7 +85,7 @@ char *status_cell_flags(struct json_object *ring)
 	} else if (jget_u64(ring, "setup_flags_raw", &raw) && raw) {
 		/* an older or leaner daemon: the bits are better than nothing */
 		free(sb.p);
-		return st_strf("0x%" PRIx64, raw);
+		return cli_msgf("0x%" PRIx64, raw);
 	}
 	if (!n) {
 		free(sb.p);
@@ -142,7 +128,7 @@ char *status_cell_managed(struct json_object *ring)
 	/* rings reached through the in-process agent are counted apart */
 	if (by && json_object_is_type(via, json_type_string) &&
 	    !strcmp(json_object_get_string(via), "agent")) {
-		char *both = st_strf("%s (agent)", by);
+		char *both = cli_msgf("%s (agent)", by);
 
 		free(by);
 		return both;
@@ -210,7 +196,7 @@ static char *st_iopoll_line(struct json_object *iop)
 	if (jget_u64(iop, "p99_ns", &p99))
 		st_fmt_ns(b, sizeof(b), p99);
 	jget_num(adv, "hybrid_cpu_saving", &saving);
-	return st_strf("  iopoll %s: %" PRIu64 " completions, p50 %s p99 %s, %" PRIu64
+	return cli_msgf("  iopoll %s: %" PRIu64 " completions, p50 %s p99 %s, %" PRIu64
 		       " in flight; hybrid: %s (~%.0f%% of the spinning)",
 		       mode && !strcmp(mode, "hybrid") ? "hybrid" : "classic", n, a, b,
 		       inflight,
@@ -230,11 +216,11 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 	char **cell = row->cell;
 
 	if (jget_i64(ring, "pid", &row->pid))
-		cell[COL_PID] = st_strf("%" PRId64, row->pid);
+		cell[COL_PID] = cli_msgf("%" PRId64, row->pid);
 	else
 		row->pid = INT64_MIN;
 	if (jget_i64(ring, "fd", &row->fd))
-		cell[COL_FD] = st_strf("%" PRId64, row->fd);
+		cell[COL_FD] = cli_msgf("%" PRId64, row->fd);
 	else
 		row->fd = INT64_MIN;
 
@@ -245,12 +231,12 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 	if (enabled >= 0)
 		cell[COL_NAPI] = strdup(enabled ? "on" : "off");
 	if (enabled > 0 && jget_u64(napi, "busy_poll_us", &us))
-		cell[COL_BUSY_POLL] = st_strf("%" PRIu64 "us", us);
+		cell[COL_BUSY_POLL] = cli_msgf("%" PRIu64 "us", us);
 	cell[COL_TRACK] = jget_esc(napi, "tracking", true);
 	cell[COL_IDS] = status_cell_ids(ring, "napi_ids");
 
 	if (jget_u64(waits, "total", &total)) {
-		cell[COL_WAITS] = st_strf("%" PRIu64, total);
+		cell[COL_WAITS] = cli_msgf("%" PRIu64, total);
 		if (total && jget_u64(waits, "no_sleep", &no_sleep))
 			cell[COL_NOSLEEP] = st_percent((double)no_sleep / (double)total);
 	}

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* A growable string, and one-line escaping of strings from elsewhere. */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -78,4 +80,16 @@ char *cli_escape(const char *s, size_t len, bool quote)
 
 	sb_add_esc(&sb, s, len, quote);
 	return sb_take(&sb);
+}
+
+char *cli_msgf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	return n < 0 ? NULL : s;
 }

@@ -25,6 +25,9 @@ void sb_add_esc(struct strbuf *sb, const char *s, size_t len, bool quote);
 /* hand over the string; NULL when any step ran out of memory */
 char *sb_take(struct strbuf *sb);
 
+/* a formatted, malloc'ed string; NULL on ENOMEM */
+char *cli_msgf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /*
  * Escape @len bytes of @s so they print on one line of a terminal as plain
  * ASCII: \n, \t, and \xNN for other control and all non-ASCII bytes; with
