@@ -159,6 +159,12 @@ int main(int argc, char **argv)
 	sigset_t sigs;
 	int ret;
 
+	/*
+	 * A peer that closes its socket before the daemon's reply must cost an
+	 * EPIPE, never the daemon: every socket write is MSG_NOSIGNAL too, but
+	 * systemd's IgnoreSIGPIPE= does not cover `make run` or a manual start.
+	 */
+	signal(SIGPIPE, SIG_IGN);
 	ret = parse_args(argc, argv, &o);
 	if (ret)
 		return ret < 0 ? 0 : ret;
