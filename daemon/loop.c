@@ -13,7 +13,7 @@
 
 #include <systemd/sd-daemon.h>
 
-#include "control.h"
+#include "control_server.h"
 #include "export.h"
 #include "log.h"
 #include "loop.h"
@@ -68,17 +68,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	notify_status(l, NULL, false);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
-	return 0;
-}
-
-static int on_control(sd_event_source *s, int fd, uint32_t revents, void *arg)
-{
-	struct loop *l = arg;
-
-	(void)s, (void)revents;
-	/* answer from the newest state */
-	daemon_events(l->d);
-	control_serve_one(fd, l->d);
 	return 0;
 }
 
@@ -164,7 +153,7 @@ int loop_run(struct loop *l)
 	    (ret = sd_event_add_signal(l->event, NULL, SIGHUP, on_reload, l)) < 0 ||
 	    (ret = sd_event_add_io(l->event, NULL, trace_events_fd(&d->trace), EPOLLIN,
 				   on_events, l)) < 0 ||
-	    (ret = sd_event_add_io(l->event, NULL, l->control_fd, EPOLLIN, on_control, l)) < 0 ||
+	    (ret = control_server_start(&l->control, l->event, l->control_fd, d)) < 0 ||
 	    (ret = sd_event_add_time_relative(l->event, &l->tick, CLOCK_MONOTONIC,
 					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)
 		goto out;
@@ -193,6 +182,8 @@ int loop_run(struct loop *l)
 
 	ret = sd_event_loop(l->event);
 out:
+	control_server_stop(l->control);
+	l->control = NULL;
 	sd_event_source_unref(l->tick);
 	l->event = sd_event_unref(l->event);
 	return ret;

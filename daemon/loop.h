@@ -7,11 +7,14 @@
 
 #include "daemon.h"
 
+struct control_server;
+
 struct loop {
 	struct ut_daemon *d;
 	sd_event *event;
 	sd_event_source *tick;
 	int control_fd;
+	struct control_server *control;	/* its clients */
 	char status[128];	/* last STATUS= sent to the service manager */
 };
 

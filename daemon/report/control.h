@@ -2,7 +2,8 @@
 /*
  * The control socket: AF_UNIX stream, root only (0600). A client writes one
  * JSON request line ({"cmd":"status"}), the daemon answers with one JSON
- * object and closes.
+ * object and a newline, and closes. How clients are served without ever
+ * blocking the loop: control_server.h.
  */
 #ifndef UT_CONTROL_H
 #define UT_CONTROL_H
@@ -15,10 +16,14 @@
 int control_listen(const char *path, char *err, size_t errlen);
 void control_close(int fd, const char *path);
 
-/* accept one client and answer it; never fails the daemon */
-void control_serve_one(int listen_fd, struct ut_daemon *d);
+/*
+ * The reply to one request of @len bytes (NULs included, no newline), as
+ * one JSON object without a newline; NULL if out of memory. Caller frees.
+ * The request is checked whole (control_request.h) before anything is done.
+ */
+char *control_handle(struct ut_daemon *d, const char *request, size_t len);
 
-/* the reply to one request line; caller frees */
-char *control_handle(struct ut_daemon *d, const char *request);
+/* {"error":"..."}; caller frees, NULL if out of memory */
+char *control_error_reply(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* UT_CONTROL_H */

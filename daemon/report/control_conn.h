@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * One control client's life (control_conn.c) and the server that holds them
+ * (control_server.c): shared by those two only.
+ */
+#ifndef UT_CONTROL_CONN_H
+#define UT_CONTROL_CONN_H
+
+#include <sys/socket.h>
+#include <systemd/sd-event.h>
+
+#include "control_limits.h"
+#include "control_request.h"
+#include "daemon.h"
+
+struct control_conn;
+
+struct control_server {
+	sd_event *event;
+	struct ut_daemon *d;
+	sd_event_source *listen;
+	sd_event_source *resume;	/* accepting again after EMFILE */
+	struct control_conn *conns;	/* newest first */
+	unsigned int n;
+	struct control_limits lim;
+	struct control_note refused;	/* over a cap */
+	struct control_note dropped;	/* past the deadline */
+	struct control_note accept_err;
+};
+
+struct control_conn {
+	struct control_server *srv;
+	struct control_conn *next, **pprev;
+	int fd;
+	struct ucred peer;
+	sd_event_source *io;
+	sd_event_source *deadline;
+	size_t have;			/* request bytes read */
+	char req[CONTROL_REQUEST_MAX];
+	char *reply;			/* NULL while reading */
+	size_t reply_len, sent;
+};
+
+/* serve the accepted client @fd (non-blocking) of @peer; 0, or -errno and @fd closed */
+int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer);
+
+/* close and forget the client */
+void control_conn_close(struct control_conn *c);
+
+#endif /* UT_CONTROL_CONN_H */

@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What one control client may take, and the decisions about it, with no I/O:
+ * the caps on clients open at once (in all, and per user: SO_PEERCRED's
+ * uid), the deadline of a request, and how often a refusal may be logged.
+ */
+#ifndef UT_CONTROL_LIMITS_H
+#define UT_CONTROL_LIMITS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/*
+ * In all: each client holds an fd, its request (4 KiB) and, once answered,
+ * its reply (a status with 10 000 rings is ~13 MB). Per user: so that one
+ * user's clients leave room for another's (root's, if the socket's mode is
+ * ever opened up). 60 clients of one user still fit.
+ */
+#define CONTROL_MAX_CLIENTS	128
+#define CONTROL_MAX_PER_UID	64
+/* from accept to the last byte of the reply; then the client is dropped */
+#define CONTROL_DEADLINE_MS	2000
+/* at most one line a minute about refused or dropped clients (with a count) */
+#define CONTROL_NOTE_EVERY_MS	60000
+
+struct control_limits {
+	unsigned int max_clients;
+	unsigned int max_per_uid;
+};
+
+enum control_admit {
+	CONTROL_ADMIT,
+	CONTROL_REFUSE_FULL,	/* max_clients open */
+	CONTROL_REFUSE_UID,	/* max_per_uid of the same uid open */
+};
+
+/* a new client of a uid with @same_uid clients open, @open in all */
+enum control_admit control_admit(const struct control_limits *lim, unsigned int open,
+				 unsigned int same_uid);
+
+/* the refusal's one line, told to the client and logged */
+void control_admit_why(enum control_admit a, const struct control_limits *lim, uid_t uid,
+		       char *buf, size_t len);
+
+/* a log line rate limit: one line, then at most one per period */
+struct control_note {
+	bool logged;
+	uint64_t last_usec;
+	unsigned int suppressed;	/* events not logged since the last line */
+};
+
+/*
+ * An event at @now_usec: true if it may be logged (*suppressed: how many were
+ * not since the last line), false if it is only counted.
+ */
+bool control_note_due(struct control_note *n, uint64_t now_usec, uint64_t every_usec,
+		      unsigned int *suppressed);
+
+#endif /* UT_CONTROL_LIMITS_H */

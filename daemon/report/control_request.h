@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * A control request, from bytes to a checked struct, with no I/O: where a
+ * request line ends, and what it asks. Everything is checked before anything
+ * is done: a request is read one way or refused.
+ *
+ *	{"cmd":"status"}
+ *	{"cmd":"set","pid":P,"fd":F,"busy_poll_us":N[,"prefer":B][,"static":B]}
+ *	{"cmd":"reset"[,"pid":P,"fd":F]}
+ */
+#ifndef UT_CONTROL_REQUEST_H
+#define UT_CONTROL_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+/* a request line, its newline included; longer ones are refused */
+#define CONTROL_REQUEST_MAX	4096
+
+enum control_cmd {
+	CONTROL_STATUS,
+	CONTROL_SET,
+	CONTROL_RESET,
+};
+
+struct control_request {
+	enum control_cmd cmd;
+	bool ring;		/* pid and fd given (set: always) */
+	pid_t pid;
+	int fd;
+	/* set */
+	unsigned int busy_poll_us;
+	bool prefer;
+	bool static_ids;
+};
+
+enum control_frame {
+	CONTROL_FRAME_MORE,	/* wait for more bytes */
+	CONTROL_FRAME_LINE,	/* a request of *len bytes, newline excluded */
+	CONTROL_FRAME_EMPTY,	/* the client closed without a byte */
+	CONTROL_FRAME_TOO_LONG,	/* @max bytes and no newline */
+};
+
+/*
+ * Where the request in @buf (@have bytes so far, @eof: the client shut down
+ * its side) ends: at the first newline, or at EOF.
+ */
+enum control_frame control_request_frame(const char *buf, size_t have, bool eof, size_t max,
+					 size_t *len);
+
+/* 0 and *r, or -EINVAL (or -ENOMEM) and one line in @err saying what is wrong */
+int control_request_parse(const char *buf, size_t len, struct control_request *r,
+			  char *err, size_t errlen);
+
+#endif /* UT_CONTROL_REQUEST_H */
