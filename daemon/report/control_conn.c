@@ -21,6 +21,23 @@
 #define UT_STR_(x)	#x
 #define UT_STR(x)	UT_STR_(x)
 
+/*
+ * A unix socket closed with bytes unread makes the peer's next read fail
+ * with ECONNRESET, even after a whole reply (a refused client's request, or
+ * a line longer than the cap): shut down first, so that the peer can send no
+ * more, drop what it had sent (a bounded amount), then close.
+ */
+void control_close_fd(int fd)
+{
+	char buf[4096];
+	int i;
+
+	shutdown(fd, SHUT_RDWR);
+	for (i = 0; i < 64 && recv(fd, buf, sizeof(buf), MSG_DONTWAIT) > 0; i++)
+		;
+	close(fd);
+}
+
 void control_conn_close(struct control_conn *c)
 {
 	struct control_server *srv = c->srv;
@@ -28,7 +45,7 @@ void control_conn_close(struct control_conn *c)
 	/* safe from the sources' own callbacks: sd-event defers the free */
 	sd_event_source_disable_unref(c->io);
 	sd_event_source_disable_unref(c->deadline);
-	close(c->fd);
+	control_close_fd(c->fd);
 	free(c->reply);
 	if (c->next)
 		c->next->pprev = c->pprev;

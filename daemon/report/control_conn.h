@@ -44,6 +44,9 @@ struct control_conn {
 /* serve the accepted client @fd (non-blocking) of @peer; 0, or -errno and @fd closed */
 int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer);
 
+/* close a client's socket so that it reads what was sent, then EOF (no ECONNRESET) */
+void control_close_fd(int fd);
+
 /* close and forget the client */
 void control_conn_close(struct control_conn *c);
 

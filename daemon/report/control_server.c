@@ -45,7 +45,7 @@ static void refuse(struct control_server *srv, int fd, const struct ucred *peer,
 	if (reply && send(fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
 		send(fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
 	free(reply);
-	close(fd);
+	control_close_fd(fd);
 	if (!control_note_due(&srv->refused, now_ns() / 1000, CONTROL_NOTE_EVERY_MS * 1000ULL,
 			      &more))
 		return;
