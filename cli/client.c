@@ -125,13 +125,24 @@ int client_request(const char *path, const char *request, char **reply,
 
 	*stage = CLIENT_SEND;
 	err = send_all(fd, request, strlen(request));
+	/* EOF tells the daemon the request is complete */
+	if (!err && shutdown(fd, SHUT_WR) < 0)
+		err = -errno;
+	/*
+	 * EPIPE: the daemon closed before reading, as it does when it refuses
+	 * a client at once (too many open): its one-line answer may be here.
+	 */
+	if (err == -EPIPE && recv_all(fd, reply, len) == 0) {
+		if (*len) {
+			*stage = CLIENT_RECV;
+			err = 0;
+			goto out;
+		}
+		free(*reply);
+		*reply = NULL;
+	}
 	if (err)
 		goto out;
-	/* EOF tells the daemon the request is complete */
-	if (shutdown(fd, SHUT_WR) < 0) {
-		err = -errno;
-		goto out;
-	}
 
 	*stage = CLIENT_RECV;
 	err = recv_all(fd, reply, len);
