@@ -17,6 +17,8 @@ PKGS="$PKGS systemd prometheus prometheus-node-exporter curl groff-base man-db s
 PKGS="$PKGS qemu-system-x86 busybox-static cpio kmod xz-utils"
 # the agent's tests: fio sets IOPOLL rings up through syscall() (host and VM)
 PKGS="$PKGS fio"
+# hostile control-socket clients (tests/integration/control_hostile.sh)
+PKGS="$PKGS python3"
 # benchmarks: plots (make bench, tests/integration/bench_smoke.sh)
 PKGS="$PKGS gnuplot-nox"
 

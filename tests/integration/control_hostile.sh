@@ -1,0 +1,165 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+#
+# Hostile and careless control-socket clients (issue 12): a bare connect and
+# close, a request sent without reading the reply, a reply abandoned half-way
+# (Ctrl-C), a client reading one byte a second, one writing one byte per
+# 0.9 s, 60 silent clients, more clients than the per-user cap (of root, and
+# of another user), an over-long request, requests with duplicate keys.
+# After each the daemon runs and `uringtune status` answers (its latency
+# under each attack is printed, "stall:" lines; only a generous bound decides),
+# nothing was changed by a request read two ways, and at the end SIGTERM still
+# restores the ring the daemon tuned.
+. "$(dirname "$0")/../lib.sh"
+
+# Debian's python3 (scripts/deps.sh), which another user can run too
+PY=/usr/bin/python3
+[ -x "$PY" ] || skip "$PY not installed (the hostile clients are python; make deps)"
+PEER=("$PY" tests/tools/ctlpeer.py "$SOCK")
+# "it did not hang": far above anything measured, never a timing verdict
+HANG_S=10
+BULK=1000
+
+ut() { "$B/uringtune" --socket "$SOCK" "$@"; }
+
+alive() {
+	local rc=0
+	kill -0 "$DAEMON_PID" 2>/dev/null && return 0
+	wait "$DAEMON_PID" || rc=$?
+	DAEMON_PID=
+	fail "uringtuned died (exit status $rc) after: $1"
+}
+
+# one `uringtune status --json`: prints its wall time in ms; fails if no answer
+status_ms() {
+	local t0 t1
+	t0=$(date +%s%N)
+	# (in a command substitution: the verdict goes to stderr)
+	if ! timeout "$HANG_S" "$B/uringtune" --socket "$SOCK" status --json >"$T/st.json" \
+		2>"$T/st.err" || ! jq -e '.daemon' "$T/st.json" >/dev/null; then
+		echo "FAIL: status did not answer: $(cat "$T/st.err")" >&2
+		exit 1
+	fi
+	t1=$(date +%s%N)
+	echo $(((t1 - t0) / 1000000))
+}
+
+# stall NAME: status latencies sampled while the background peer $PEER_PID runs
+stall() {
+	local name=$1 ms samples=()
+	sleep 0.3
+	while kill -0 "$PEER_PID" 2>/dev/null; do
+		ms=$(status_ms)
+		samples+=("$ms")
+		sleep 0.2
+	done
+	wait "$PEER_PID" || fail "$name: the peer failed: $(cat "$T/peer.out")"
+	alive "$name"
+	[ ${#samples[@]} -gt 0 ] || fail "$name: no status sample taken"
+	printf '%s\n' "${samples[@]}" | sort -n | awk -v n="$name" '
+		{ v[NR] = $1 } END { printf "stall: status under %s: median %d ms, max %d ms (%d samples)\n",
+			n, v[int((NR + 1) / 2)], v[NR], NR }'
+}
+
+# peer ARGS...: ctlpeer in the background (PEER_PID), its output in $T/peer.out
+peer() {
+	"${PEER[@]}" "$@" >"$T/peer.out" 2>&1 &
+	PEER_PID=$!
+}
+
+start_daemon mode=tune exclude_comm=ut-bulk
+bg "$B/ringhold" >"$T/h.out"
+wait_line "$T/h.out" '^ready'
+read -r pid fd < <(ring_of "$T/h.out")
+expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$'
+# a status reply of ~1.3 MB: more than a unix socket takes without a reader
+bg "$B/ringhold" --comm ut-bulk --count "$BULK" >"$T/bulk.out"
+wait_line "$T/bulk.out" '^ready' 60
+wait_for 30 sh -c "$B/uringtune --socket $SOCK status --json | jq -e '.rings | length > $BULK'" ||
+	fail "the $BULK rings did not show up"
+log "status reply: $(status_json | wc -c) bytes, $(status_json | jq '.rings | length') rings"
+base=()
+for _ in 1 2 3 4 5; do base+=("$(status_ms)"); done
+echo "stall: status with no attack: ${base[*]} ms"
+
+# 1. SIGPIPE: connect and close; send and close without reading; Ctrl-C mid-reply
+"${PEER[@]}" close --count 200
+alive "200 bare connect-and-close"
+"${PEER[@]}" send-close --count 50
+alive "50 requests whose client closed without reading"
+for _ in $(seq 20); do "${PEER[@]}" partial-read --bytes 4096 >/dev/null; done
+alive "20 replies abandoned after 4 KiB"
+for d in 0.01 0.02 0.04 0.06 0.08 0.1; do
+	timeout -s INT "$d" "$B/uringtune" --socket "$SOCK" status --json >/dev/null 2>&1 || true
+done
+alive "uringtune status interrupted by SIGINT"
+echo "stall: status after the SIGPIPE cases: $(status_ms) ms"
+
+# 2. a reader of one byte a second: dropped at the deadline, never waited for
+peer slow-read --interval 1 --seconds 6
+stall "a reader of 1 byte/s"
+cat "$T/peer.out"
+grep -qE 'ended=(eof|closed|reset)' "$T/peer.out" || fail "the slow reader was not dropped"
+
+# 3. a writer of one byte per 0.9 s: told its request was too slow, dropped
+peer slow-write --interval 0.9 --seconds 6
+stall "a writer of 1 byte per 0.9 s"
+cat "$T/peer.out"
+grep -q 'ended=error .*not complete within' "$T/peer.out" ||
+	fail "the slow writer was not told and dropped"
+
+# 4. 60 silent clients: all held until the deadline, status answers meanwhile
+peer silent --count 60 --seconds 6
+stall "60 silent clients"
+cat "$T/peer.out"
+grep -q 'closed_by_daemon=60 ' "$T/peer.out" || fail "the silent clients were not all dropped"
+grep -q 'silent line x60: .*not complete within' "$T/peer.out" ||
+	fail "the silent clients were not told why"
+
+# 5. the per-user cap: root's 70 silent clients, 64 served, the rest told why,
+# and so is root's status until they are dropped; one log line for all refusals
+refused_before=$(grep -c 'control socket: refused' "$T/daemon.log" || true)
+peer silent --count 70 --seconds 6
+wait_line "$T/peer.out" '^silent opened=70'
+expect_error 1 'control socket busy: 64 clients of uid 0 are open' ut status
+wait "$PEER_PID"
+cat "$T/peer.out"
+grep -q 'silent line x6: .*control socket busy' "$T/peer.out" || fail "6 refusals expected"
+refused=$(($(grep -c 'control socket: refused' "$T/daemon.log") - refused_before))
+[ "$refused" = 1 ] || fail "$refused log lines for 7 refusals within a minute, expected 1"
+echo "stall: status after the per-user cap was reached: $(status_ms) ms"
+
+# 6. another user's clients fill its own cap only (the socket opened up for the test)
+chmod 0755 "$T"
+chmod 0666 "$SOCK"
+setpriv --reuid=nobody --regid=nogroup --clear-groups "$PY" - "$SOCK" silent --count 70 \
+	--seconds 6 <tests/tools/ctlpeer.py >"$T/peer.out" 2>&1 &
+PEER_PID=$!
+stall "70 silent clients of uid nobody"
+cat "$T/peer.out"
+grep -q 'silent line x6: .*control socket busy: 64 clients of uid 65534' "$T/peer.out" ||
+	fail "nobody's clients beyond its cap were not refused"
+chmod 0600 "$SOCK"
+chmod 0700 "$T"
+
+# 7. a request longer than the cap, and requests a reader could read two ways
+"${PEER[@]}" raw --bytes 5000 | tee "$T/raw.out"
+grep -q 'request longer than 4096 bytes' "$T/raw.out" || fail "over-long request not refused"
+for req in '{"cmd":"status","cmd":"reset"}' '{"cmd":"status","c\u006dd":"reset"}' \
+	   '{"cmd":"status","cmd\u0000x":"reset"}' \
+	   "{\"cmd\":\"reset\",\"pid\":$pid,\"fd\":$fd,\"x\":{\"a\":1,\"a\":2}}" \
+	   "{\"cmd\":\"reset\",\"pid\":$pid,\"fd\":$fd}{\"cmd\":\"status\"}" \
+	   "{\"cmd\":\"set\",\"pid\":$pid,\"fd\":$fd,\"busy_poll_us\":9,\"prefer\":\"false\"}"; do
+	"${PEER[@]}" raw --data "$req" | tee "$T/raw.out"
+	grep -q 'line={"error":"' "$T/raw.out" || fail "not refused: $req"
+done
+alive "over-long and ambiguous requests"
+sleep 1.2
+expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$' 1
+[ "$(status_json | jq .daemon.journal_entries)" = 1 ] || fail "the journal changed"
+
+# the daemon still does its job: SIGTERM restores the ring it tuned
+alive "all attacks"
+stop_daemon
+expect_napi "$pid" "$fd" '^disabled$' 1
+echo "control socket survived every attack; the ring was restored on SIGTERM"
