@@ -83,11 +83,12 @@ for _ in 1 2 3 4 5; do base+=("$(status_ms)"); done
 echo "stall: status with no attack: ${base[*]} ms"
 
 # 1. SIGPIPE: connect and close; send and close without reading; Ctrl-C mid-reply
-"${PEER[@]}" close --count 200
+# (a peer's failure is the daemon's death: alive says so)
+"${PEER[@]}" close --count 200 || true
 alive "200 bare connect-and-close"
-"${PEER[@]}" send-close --count 50
+"${PEER[@]}" send-close --count 50 || true
 alive "50 requests whose client closed without reading"
-for _ in $(seq 20); do "${PEER[@]}" partial-read --bytes 4096 >/dev/null; done
+for _ in $(seq 20); do "${PEER[@]}" partial-read --bytes 4096 >/dev/null || true; done
 alive "20 replies abandoned after 4 KiB"
 for d in 0.01 0.02 0.04 0.06 0.08 0.1; do
 	timeout -s INT "$d" "$B/uringtune" --socket "$SOCK" status --json >/dev/null 2>&1 || true
