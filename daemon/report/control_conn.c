@@ -115,6 +115,11 @@ static void conn_answer(struct control_conn *c, char *reply)
 	memcpy(r + len, "\n", 2);
 	c->reply = r;
 	c->reply_len = len + 1;
+	/* the time to read the reply starts now */
+	if (sd_event_source_set_time_relative(c->deadline, CONTROL_DEADLINE_MS * 1000ULL) < 0 ||
+	    sd_event_source_set_enabled(c->deadline, SD_EVENT_ONESHOT) < 0)
+		log_debug("control socket: client pid %d: its reply keeps the request's deadline",
+			  c->peer.pid);
 	conn_write(c);
 }
 
@@ -196,7 +201,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 	(void)s, (void)usec;
 	if (c->reply) {
 		snprintf(what, sizeof(what), "dropped a client that read %zu of the %zu bytes of "
-			 "its reply in %d ms", c->sent, c->reply_len, CONTROL_DEADLINE_MS);
+			 "its reply in the %d ms it had", c->sent, c->reply_len, CONTROL_DEADLINE_MS);
 	} else {
 		snprintf(what, sizeof(what), "dropped a client whose request was not complete "
 			 "after %d ms (%zu bytes, no newline)", CONTROL_DEADLINE_MS, c->have);

@@ -21,13 +21,14 @@ void control_admit_why(enum control_admit a, const struct control_limits *lim, u
 	switch (a) {
 	case CONTROL_REFUSE_UID:
 		snprintf(buf, len, "control socket busy: %u clients of uid %u are open (at most %u "
-			 "per user, each for at most %d ms): try again shortly",
-			 lim->max_per_uid, (unsigned int)uid, lim->max_per_uid, CONTROL_DEADLINE_MS);
+			 "per user, each dropped within %d s): try again shortly",
+			 lim->max_per_uid, (unsigned int)uid, lim->max_per_uid,
+			 2 * CONTROL_DEADLINE_MS / 1000);
 		break;
 	case CONTROL_REFUSE_FULL:
-		snprintf(buf, len, "control socket busy: %u clients are open (at most %u, each for "
-			 "at most %d ms): try again shortly", lim->max_clients, lim->max_clients,
-			 CONTROL_DEADLINE_MS);
+		snprintf(buf, len, "control socket busy: %u clients are open (at most %u, each "
+			 "dropped within %d s): try again shortly", lim->max_clients, lim->max_clients,
+			 2 * CONTROL_DEADLINE_MS / 1000);
 		break;
 	case CONTROL_ADMIT:
 		snprintf(buf, len, "admitted");

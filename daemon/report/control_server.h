@@ -4,8 +4,9 @@
  * blocking it: accepted non-blocking, each request read as it comes (a line
  * of at most CONTROL_REQUEST_MAX bytes), answered, the reply written as the
  * socket drains, then closed. A client is dropped CONTROL_DEADLINE_MS after
- * it was accepted, done or not; clients beyond the caps (control_limits.h)
- * are told why and closed. Writes never raise SIGPIPE (MSG_NOSIGNAL).
+ * it was accepted if its request is not complete, and as long after its
+ * reply was ready if it has not read all of it; clients beyond the caps
+ * (control_limits.h) are told why and closed. Writes never raise SIGPIPE (MSG_NOSIGNAL).
  */
 #ifndef UT_CONTROL_SERVER_H
 #define UT_CONTROL_SERVER_H
