@@ -125,6 +125,7 @@ static int configure(struct ut_daemon *d, const struct options *o)
 	char err[512];
 
 	d->config_path = o->config_path;
+	d->verbose = o->verbose;
 	if (config_load(d->config_path, &d->cfg, err, sizeof(err))) {
 		log_err("%s", err);
 		return 1;
