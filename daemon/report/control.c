@@ -82,19 +82,43 @@ static long long int_member(struct json_object *req, const char *key, long long 
 	return n < min || n > max ? -2 : n;
 }
 
-static bool bool_member(struct json_object *req, const char *key)
+/* a boolean member: 0 (absent: false), or -1 if of another kind ("force":"no" is no "no") */
+static int bool_member(struct json_object *req, const char *key, bool *out)
 {
 	struct json_object *v;
 
-	return json_object_object_get_ex(req, key, &v) && json_object_get_boolean(v);
+	*out = false;
+	if (!json_object_object_get_ex(req, key, &v))
+		return 0;
+	if (!json_object_is_type(v, json_type_boolean))
+		return -1;
+	*out = json_object_get_boolean(v);
+	return 0;
 }
 
-/* {"cmd":"set","pid":P,"fd":F,"busy_poll_us":N,"prefer":B,"static":B}, {"cmd":"reset"[,"pid","fd"]} */
+/* set's flags: "prefer", "static", "force"; 0, or -1 if one is not a boolean */
+static int set_flags(struct json_object *req, struct tuner_setting *s, bool *force)
+{
+	bool prefer, static_ids;
+
+	if (bool_member(req, "prefer", &prefer) || bool_member(req, "static", &static_ids) ||
+	    bool_member(req, "force", force))
+		return -1;
+	s->prefer = prefer;
+	s->static_ids = static_ids;
+	return 0;
+}
+
+/*
+ * {"cmd":"set","pid":P,"fd":F,"busy_poll_us":N,"prefer":B,"static":B,"force":B},
+ * {"cmd":"reset"[,"pid","fd"]}
+ */
 static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_object *req)
 {
 	long long pid = int_member(req, "pid", 1, INT32_MAX);
 	long long fd = int_member(req, "fd", 0, INT32_MAX);
 	struct tuner_setting s = { .enabled = true };
+	bool force;
 	long long us;
 	char err[256];
 	int ret;
@@ -113,9 +137,9 @@ static char *handle_change(struct ut_daemon *d, const char *cmd, struct json_obj
 	if (us < 0)
 		return error_reply("set: expected \"busy_poll_us\" from 1 to 10000 (the kernel's cap is 10 ms)");
 	s.busy_poll_us = us;
-	s.prefer = bool_member(req, "prefer");
-	s.static_ids = bool_member(req, "static");
-	ret = lifecycle_set(&d->lc, (pid_t)pid, (int)fd, &s, err, sizeof(err));
+	if (set_flags(req, &s, &force))
+		return error_reply("set: expected \"prefer\", \"static\" and \"force\" as true or false");
+	ret = lifecycle_set(&d->lc, (pid_t)pid, (int)fd, &s, force, err, sizeof(err));
 	return ret ? error_reply("%s", err) : ok_via_agent(d, pid, fd);
 }
 
