@@ -905,7 +905,7 @@ FX_TEST(export_missing_dir)
 	for (int i = 0; i < 5; i++)
 		export_tick(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
-	snprintf(want, sizeof(want), "cannot write %s: cannot create a temporary file: "
+	snprintf(want, sizeof(want), "cannot write %s: cannot open the directory: "
 		 "No such file or directory", fx->file);
 	UT_ASSERT_STR_EQ(d.export_error, want);
 	UT_ASSERT_STR_EQ(d.export_path, "");
