@@ -45,8 +45,8 @@ static int set_selected(struct lifecycle *lc, const struct ut_ring *ring, bool f
 	if (lc->env.selects(lc->env.arg, h->pid, h->comm, &why))
 		return 0;
 	if (!force) {
-		snprintf(err, errlen, "ring pid %d fd %d (process %s) is %s; use --force to tune it "
-			 "anyway", h->pid, h->fd, h->comm, why);
+		snprintf(err, errlen, "ring pid %d fd %d (process %s) is not selected: %s; use --force "
+			 "to tune it anyway", h->pid, h->fd, h->comm, why);
 		return -EPERM;
 	}
 	log_ring(LOG_NOTICE, ring, "uringtune set --force: pinned although %s", why);
