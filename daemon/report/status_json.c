@@ -160,6 +160,8 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pinned", json_object_new_boolean(ring->tune.pinned));
+	/* pinned with set --force: kept whatever [select] says */
+	json_object_object_add(o, "forced", json_object_new_boolean(ring->tune.forced));
 	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->tune.hands_off));
 	json_object_object_add(o, "error", str_or_null(ring->tune.error));
 	json_object_object_add(o, "last_decision", str_or_null(ring->tune.last_decision));

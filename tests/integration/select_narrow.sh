@@ -35,7 +35,7 @@ expect_napi "${PID[ut-pin]}" "${FD[ut-pin]}" '^disabled$' 2
 expect_napi "${PID[ut-force]}" "${FD[ut-force]}" '^enabled/dynamic/77000/' 1
 expect_napi "${PID[ut-keep]}" "${FD[ut-keep]}" '^enabled/dynamic/50000/' 1
 expect_ring "${PID[ut-pin]}" "${FD[ut-pin]}" '.managed_by == "none" and (.tuning.pinned | not)'
-expect_ring "${PID[ut-force]}" "${FD[ut-force]}" '.managed_by == "uringtune" and .tuning.pinned'
+expect_ring "${PID[ut-force]}" "${FD[ut-force]}" '.managed_by == "uringtune" and .tuning.pinned and .tuning.forced'
 [ "$(status_json | jq .daemon.journal_entries)" = 2 ] || fail "expected 2 journal entries (keep, force)"
 # and they stay put while [select] leaves them out
 sleep 1.2
