@@ -33,6 +33,9 @@ int cmd_change(const struct cli_opts *o)
 		json_object_object_add(req, "busy_poll_us", json_object_new_int64(o->busy_poll_us));
 		json_object_object_add(req, "prefer", json_object_new_boolean(o->prefer));
 		json_object_object_add(req, "static", json_object_new_boolean(o->static_ids));
+		/* only when asked: a request without it reads as before */
+		if (o->force)
+			json_object_object_add(req, "force", json_object_new_boolean(true));
 	}
 	if (asprintf(&line, "%s\n", json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN)) < 0) {
 		line = NULL;
@@ -49,9 +52,10 @@ int cmd_change(const struct cli_opts *o)
 	    !strcmp(json_object_get_string(via), "agent"))
 		later = " (through its agent: at the ring's next submit or wait)";
 	if (strcmp(o->cmd, "set") == 0)
-		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s%s\n", o->pos[0],
+		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s%s%s\n", o->pos[0],
 		       o->pos[1], o->busy_poll_us, o->prefer ? ", prefer" : "",
-		       o->static_ids ? ", static tracking" : "", later);
+		       o->static_ids ? ", static tracking" : "",
+		       o->force ? " (--force: whatever [select] says)" : "", later);
 	else if (o->n_pos == 2)
 		printf("ring pid %s fd %s: original NAPI settings restored%s\n", o->pos[0],
 		       o->pos[1], later);

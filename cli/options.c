@@ -19,7 +19,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"Usage: uringtune [--socket PATH] status [--ring PID:FD] [--watch] [--json]\n"
-		"       uringtune [--socket PATH] set PID FD --busy-poll-us N [--prefer] [--static]\n"
+		"       uringtune [--socket PATH] set PID FD --busy-poll-us N [--prefer] [--static] [--force]\n"
 		"       uringtune [--socket PATH] reset [PID FD]\n"
 		"       uringtune exec [--hybrid on|off|auto] [--napi] [--agent-socket PATH]\n"
 		"                      [--agent-lib PATH] [-v] [--] CMD [ARGS...]\n"
@@ -52,6 +52,9 @@ static void usage(FILE *f)
 		"  --busy-poll-us N  set: busy-poll timeout, 1 to 10000 microseconds\n"
 		"  --prefer        set: prefer busy polling (prefer_busy_poll)\n"
 		"  --static        set: static tracking with the NAPI IDs seen on the ring\n"
+		"  --force         set: also on a ring the daemon's [select] leaves out (refused\n"
+		"                  otherwise, naming the rule); the daemon logs the override, and\n"
+		"                  the pin then outlasts reloads of [select]\n"
 		"  -h, --help      show this help\n"
 		"  -V, --version   show the version\n"
 		"\n"
@@ -105,8 +108,8 @@ static int check_args(const struct cli_opts *o)
 			return cli_usage_error("set: expected PID FD");
 		if (o->busy_poll_us < 0)
 			return cli_usage_error("set: --busy-poll-us N is required");
-	} else if (o->busy_poll_us >= 0 || o->prefer || o->static_ids) {
-		return cli_usage_error("--busy-poll-us, --prefer and --static go with set only");
+	} else if (o->busy_poll_us >= 0 || o->prefer || o->static_ids || o->force) {
+		return cli_usage_error("--busy-poll-us, --prefer, --static and --force go with set only");
 	}
 	if (strcmp(o->cmd, "status") && (o->have_ring || o->watch))
 		return cli_usage_error("--ring and --watch go with status only");
@@ -170,6 +173,8 @@ int cli_parse_args(int argc, char **argv, struct cli_opts *o)
 			o->prefer = true;
 		} else if (strcmp(a, "--static") == 0) {
 			o->static_ids = true;
+		} else if (strcmp(a, "--force") == 0) {
+			o->force = true;
 		} else if (a[0] == '-' && a[1]) {
 			return cli_usage_error("unknown option '%s'", a);
 		} else if (!o->cmd) {

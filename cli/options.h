@@ -25,6 +25,7 @@ struct cli_opts {
 	long busy_poll_us;		/* -1: not given */
 	bool prefer;
 	bool static_ids;
+	bool force;			/* set: even on a ring [select] leaves out */
 };
 
 /* a decimal in [min, max], or -1 */

@@ -205,7 +205,8 @@ static int rv_header(struct json_object *ring, FILE *out)
 	fprintf(out, "%-*sseen %s, busy-polled %s\n", RV_KEY_W, "NAPI IDs", ids, kids);
 	fprintf(out, "%-*s%s", RV_KEY_W, "managed by", managed);
 	if (jget_bool(tuning, "pinned") > 0)
-		fprintf(out, ", pinned by uringtune set");
+		fprintf(out, ", pinned by uringtune set%s",
+			jget_bool(tuning, "forced") > 0 ? " --force" : "");
 	if (jget_bool(tuning, "hands_off") > 0)
 		fprintf(out, ", left alone since uringtune reset");
 	fputc('\n', out);

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "json_get.h"
 #include "status_table.h"
@@ -300,6 +301,30 @@ static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE 
 	free(kernel);
 }
 
+/*
+ * A refused reload: what the file says is not what runs, which whoever looks
+ * at the table must see (daemon.reload). Nothing for older daemons.
+ */
+static void st_print_reload(struct json_object *daemon, FILE *out)
+{
+	struct json_object *reload = jget(daemon, "reload"), *last = jget(reload, "last");
+	char when[32] = "?", *error;
+	struct tm tm;
+	int64_t t;
+	time_t tt;
+
+	if (!json_object_is_type(last, json_type_string) ||
+	    strcmp(json_object_get_string(last), "refused"))
+		return;
+	tt = jget_i64(reload, "time", &t) ? (time_t)t : 0;
+	if (tt && gmtime_r(&tt, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	error = jget_esc(reload, "error", false);
+	fprintf(out, "last reload refused at %s, the previous configuration still runs: %s\n",
+		when, error ? error : "?");
+	free(error);
+}
+
 static void st_print_line(char *const cell[NR_COLS], const int width[NR_COLS], FILE *out)
 {
 	for (int c = 0; c < NR_COLS - 1; c++)
@@ -366,6 +391,7 @@ int status_table_print(struct json_object *reply, FILE *out, const char **why)
 	}
 
 	st_print_summary(daemon, nr, out);
+	st_print_reload(daemon, out);
 	if (!nr) {
 		fprintf(out, "no io_uring rings\n");
 	} else {

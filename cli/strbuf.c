@@ -66,11 +66,14 @@ void sb_add_esc(struct strbuf *sb, const char *s, size_t len, bool quote)
 
 char *sb_take(struct strbuf *sb)
 {
+	/* nothing added yet: the buffer is new and must still end in a NUL */
 	sb_reserve(sb, 0);
 	if (sb->oom) {
 		free(sb->p);
 		sb->p = NULL;
+		return NULL;
 	}
+	sb->p[sb->len] = '\0';
 	return sb->p;
 }
 

@@ -22,7 +22,7 @@ void sb_add(struct strbuf *sb, const char *s, size_t n);
 void sb_adds(struct strbuf *sb, const char *s);
 /* @len bytes of @s escaped as cli_escape() does */
 void sb_add_esc(struct strbuf *sb, const char *s, size_t len, bool quote);
-/* hand over the string; NULL when any step ran out of memory */
+/* hand over the string, always NUL-terminated ("" if empty); NULL when any step ran out of memory */
 char *sb_take(struct strbuf *sb);
 
 /* a formatted, malloc'ed string; NULL on ENOMEM */

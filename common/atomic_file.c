@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +58,7 @@ int atomic_file_open(struct atomic_file *af, const char *path, const char *tmp_n
 
 	af->path = path;
 	af->fd = -1;
+	af->dirfd = -1;
 	af->step = "create a temporary file";
 	if (tmp_name)
 		n = snprintf(af->tmp, sizeof(af->tmp), "%.*s%s", (int)dir_len(path), path,
@@ -83,12 +85,67 @@ int atomic_file_open(struct atomic_file *af, const char *path, const char *tmp_n
 	return 0;
 }
 
+/* @tmp's trailing XXXXXX made random, as mkstemp() does */
+static int random_name(char *tmp)
+{
+	static const char chars[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	size_t len = strlen(tmp);
+	unsigned char rnd[6];
+
+	if (len < 6 || strcmp(tmp + len - 6, "XXXXXX"))
+		return -EINVAL;
+	if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	for (int i = 0; i < 6; i++)
+		tmp[len - 6 + i] = chars[rnd[i] % (sizeof(chars) - 1)];
+	return 0;
+}
+
+int atomic_file_open_at(struct atomic_file *af, int dirfd, const char *name,
+			const char *tmp_name, mode_t mode)
+{
+	int ret = -EEXIST;
+
+	af->path = name;
+	af->fd = -1;
+	af->dirfd = dirfd;
+	af->step = "create a temporary file";
+	af->tmp[0] = '\0';
+	if (strchr(name, '/') || strchr(tmp_name, '/') || strlen(tmp_name) >= NAME_MAX)
+		return -EINVAL;
+	/* a name someone else made (EEXIST) is never used: another try */
+	for (int tries = 0; tries < 100 && ret == -EEXIST; tries++) {
+		snprintf(af->tmp, sizeof(af->tmp), "%s", tmp_name);
+		ret = random_name(af->tmp);
+		if (ret)
+			break;
+		af->fd = openat(dirfd, af->tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				mode);
+		ret = af->fd < 0 ? -errno : 0;
+	}
+	if (ret) {
+		af->tmp[0] = '\0';
+		return ret;
+	}
+	/* exact, whatever the umask */
+	af->step = "chmod";
+	if (fchmod(af->fd, mode)) {
+		ret = -errno;
+		atomic_file_abort(af);
+		return ret;
+	}
+	return 0;
+}
+
 void atomic_file_abort(struct atomic_file *af)
 {
 	if (af->fd >= 0)
 		close(af->fd);
 	af->fd = -1;
-	if (af->tmp[0])
+	if (af->tmp[0] && af->dirfd >= 0)
+		unlinkat(af->dirfd, af->tmp, 0);
+	else if (af->tmp[0])
 		unlink(af->tmp);
 	af->tmp[0] = '\0';
 }
@@ -106,12 +163,15 @@ int atomic_file_commit(struct atomic_file *af, unsigned int flags)
 	if (ret)
 		goto fail;
 	af->step = "rename";
-	if (rename(af->tmp, af->path))
+	if (af->dirfd >= 0 ? renameat(af->dirfd, af->tmp, af->dirfd, af->path) :
+	    rename(af->tmp, af->path))
 		goto fail;
 	af->tmp[0] = '\0';
 	if (!(flags & ATOMIC_FSYNC_DIR))
 		return 0;
 	af->step = "fsync the directory";
+	if (af->dirfd >= 0)
+		return fsync(af->dirfd) ? -errno : 0;
 	return fsync_parent(af->path);
 fail:
 	ret = -errno;
@@ -119,26 +179,41 @@ fail:
 	return ret;
 }
 
+/* write @buf to the opened file and commit it; *step as af.step */
+static int write_commit(struct atomic_file *af, int ret, const void *buf, size_t len,
+			unsigned int flags, const char **step)
+{
+	if (ret)
+		goto out;
+	af->step = "write";
+	ret = write_all(af->fd, buf, len);
+	if (ret) {
+		atomic_file_abort(af);
+		goto out;
+	}
+	ret = atomic_file_commit(af, flags);
+out:
+	if (step)
+		*step = af->step;
+	return ret;
+}
+
+int atomic_file_write_at(int dirfd, const char *name, const char *tmp_name, mode_t mode,
+			 const void *buf, size_t len, unsigned int flags, const char **step)
+{
+	struct atomic_file af;
+
+	return write_commit(&af, atomic_file_open_at(&af, dirfd, name, tmp_name, mode), buf, len,
+			    flags, step);
+}
+
 int atomic_file_write(const char *path, const char *tmp_name, mode_t mode, const void *buf,
 		      size_t len, unsigned int flags, const char **step)
 {
 	struct atomic_file af;
-	int ret;
 
-	ret = atomic_file_open(&af, path, tmp_name, mode);
-	if (ret)
-		goto out;
-	af.step = "write";
-	ret = write_all(af.fd, buf, len);
-	if (ret) {
-		atomic_file_abort(&af);
-		goto out;
-	}
-	ret = atomic_file_commit(&af, flags);
-out:
-	if (step)
-		*step = af.step;
-	return ret;
+	return write_commit(&af, atomic_file_open(&af, path, tmp_name, mode), buf, len, flags,
+			    step);
 }
 
 void atomic_file_remove_stale(const char *dir, const char *tmp_name,
@@ -173,6 +248,40 @@ void atomic_file_remove_stale(const char *dir, const char *tmp_name,
 		err = unlink(path) ? -errno : 0;
 		if (removed)
 			removed(path, err, data);
+	}
+	closedir(dh);
+}
+
+void atomic_file_remove_stale_at(int dirfd, const char *tmp_name,
+				 void (*removed)(const char *name, int err, void *data),
+				 void *data)
+{
+	size_t tlen = strlen(tmp_name), prefix;
+	struct dirent *de;
+	DIR *dh;
+	int fd;
+
+	if (tlen <= strlen("XXXXXX"))
+		return;
+	prefix = tlen - strlen("XXXXXX");
+	/* a descriptor of its own: readdir's position is not dirfd's */
+	fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	dh = fdopendir(fd);
+	if (!dh) {
+		close(fd);
+		return;
+	}
+	while ((de = readdir(dh))) {
+		int err;
+
+		if (strncmp(de->d_name, tmp_name, prefix) || strlen(de->d_name) != tlen)
+			continue;
+		/* the name goes, whatever it is: a symlink is not followed */
+		err = unlinkat(dirfd, de->d_name, 0) ? -errno : 0;
+		if (removed)
+			removed(de->d_name, err, data);
 	}
 	closedir(dh);
 }

@@ -18,12 +18,15 @@
 #include "iopoll.h"
 #include "lifecycle.h"
 #include "registry.h"
+#include "reload_state.h"
 #include "trace.h"
 #include "version.h"
 
 struct ut_daemon {
 	const char *config_path;
 	struct ut_config cfg;
+	bool verbose;			/* -v: debug whatever log_level says, reloads too */
+	struct reload_state reload;	/* the last SIGHUP's outcome */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */

@@ -17,6 +17,7 @@
 #include "export.h"
 #include "log.h"
 #include "loop.h"
+#include "reload.h"
 
 /*
  * STATUS= for `systemctl status`: the mode and ring counts, e.g. "tune mode:
@@ -93,14 +94,11 @@ static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *
 	return sd_event_exit(sd_event_source_get_event(s), 0);
 }
 
-/* parse, then swap: a bad file leaves the running configuration in place */
+/* parse, then swap (daemon_reload): a bad file leaves the running configuration in place */
 static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
 {
 	struct loop *l = arg;
-	struct ut_daemon *d = l->d;
-	struct ut_config next;
 	struct timespec now;
-	char err[512];
 
 	(void)s, (void)si;
 	/*
@@ -110,32 +108,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	sd_notifyf(0, "RELOADING=1\nMONOTONIC_USEC=%llu\nSTATUS=reloading %s",
 		   (unsigned long long)now.tv_sec * 1000000ULL + now.tv_nsec / 1000,
-		   d->config_path);
-	if (config_load(d->config_path, &next, err, sizeof(err))) {
-		log_err("reload refused, keeping the running configuration: %s", err);
-		goto out;
-	}
-	if (strcmp(next.socket_path, d->cfg.socket_path) ||
-	    next.max_rings != d->cfg.max_rings ||
-	    next.agent.enabled != d->cfg.agent.enabled ||
-	    strcmp(next.agent.socket_path, d->cfg.agent.socket_path) ||
-	    strcmp(next.agent.page_path, d->cfg.agent.page_path))
-		log_warn("reload: socket, max_rings and [agent] enabled, socket and page take "
-			 "effect at the next start");
-	if (next.mode != d->cfg.mode) {
-		log_warn("reload: mode change to %s takes effect at the next start",
-			 config_mode_name(next.mode));
-		next.mode = d->cfg.mode;
-	}
-	snprintf(next.socket_path, sizeof(next.socket_path), "%s", d->cfg.socket_path);
-	next.max_rings = d->cfg.max_rings;
-	next.agent.enabled = d->cfg.agent.enabled;
-	memcpy(next.agent.socket_path, d->cfg.agent.socket_path, sizeof(next.agent.socket_path));
-	memcpy(next.agent.page_path, d->cfg.agent.page_path, sizeof(next.agent.page_path));
-	d->cfg = next;
-	log_set_level(d->cfg.log_level);
-	log_info("configuration reloaded from %s", d->config_path);
-out:
+		   l->d->config_path);
+	daemon_reload(l->d);
 	notify_status(l, "READY=1", true);
 	return 0;
 }

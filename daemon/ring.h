@@ -59,9 +59,11 @@ struct ring_tune {
 	struct ut_ring_stats last_stats;	/* at the previous tick, for deltas */
 	bool have_last_stats;
 	bool pinned;			/* uringtune set: the tuner leaves it alone */
+	bool forced;			/* ... with --force: kept whatever [select] says */
 	bool hands_off;			/* uringtune reset: left as its app set it */
 	bool refused;			/* the kernel refused a change: not retried */
 	bool queued;			/* waits in the take queue */
+	const char *excluded;		/* the [select] rule that left it out, NULL if none */
 	char error[160];		/* why, shown in status */
 	char last_decision[200];	/* the tuner's last change, with its numbers */
 	uint64_t reaction_ns;		/* ring creation to our first change */

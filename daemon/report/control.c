@@ -79,7 +79,7 @@ static char *handle_change(struct ut_daemon *d, const struct control_request *r)
 	if (r->cmd == CONTROL_RESET)
 		ret = lifecycle_reset(&d->lc, r->pid, r->fd, err, sizeof(err));
 	else
-		ret = lifecycle_set(&d->lc, r->pid, r->fd, &s, err, sizeof(err));
+		ret = lifecycle_set(&d->lc, r->pid, r->fd, &s, r->force, err, sizeof(err));
 	return ret ? control_error_reply("%s", err) : ok_via_agent(d, r->pid, r->fd);
 }
 

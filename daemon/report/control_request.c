@@ -19,7 +19,7 @@ static const struct {
 	const char *keys;
 } commands[] = {
 	{ "status", CONTROL_STATUS, "" },
-	{ "set", CONTROL_SET, "pid, fd, busy_poll_us, prefer, static" },
+	{ "set", CONTROL_SET, "pid, fd, busy_poll_us, prefer, static, force" },
 	{ "reset", CONTROL_RESET, "pid, fd" },
 };
 
@@ -118,8 +118,10 @@ static int ring_members(struct json_object *o, const char *cmd, struct control_r
 		return refuse(err, errlen, "set: expected \"busy_poll_us\" from 1 to 10000 "
 			      "(the kernel's cap is 10 ms)");
 	r->busy_poll_us = (unsigned int)us;
-	if (bool_member(o, "prefer", &r->prefer) || bool_member(o, "static", &r->static_ids))
-		return refuse(err, errlen, "set: expected \"prefer\" and \"static\" as true or false");
+	if (bool_member(o, "prefer", &r->prefer) || bool_member(o, "static", &r->static_ids) ||
+	    bool_member(o, "force", &r->force))
+		return refuse(err, errlen, "set: expected \"prefer\", \"static\" and \"force\" as "
+			      "true or false");
 	return 0;
 }
 

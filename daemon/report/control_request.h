@@ -5,7 +5,7 @@
  * is done: a request is read one way or refused.
  *
  *	{"cmd":"status"}
- *	{"cmd":"set","pid":P,"fd":F,"busy_poll_us":N[,"prefer":B][,"static":B]}
+ *	{"cmd":"set","pid":P,"fd":F,"busy_poll_us":N[,"prefer":B][,"static":B][,"force":B]}
  *	{"cmd":"reset"[,"pid":P,"fd":F]}
  */
 #ifndef UT_CONTROL_REQUEST_H
@@ -33,6 +33,7 @@ struct control_request {
 	unsigned int busy_poll_us;
 	bool prefer;
 	bool static_ids;
+	bool force;		/* even a ring [select] leaves out (logged) */
 };
 
 enum control_frame {

@@ -10,6 +10,13 @@
  * crash leaves the previous file, stale either way until the next start
  * rewrites it, and that would be one more disk flush per tick.
  *
+ * The directory is node_exporter's, and so is its parent on Debian: its
+ * owner must not be able to steer root's writes and unlinks elsewhere. So
+ * it is opened each time with safe_dir_open() (no symlink its owner could
+ * have planted is followed, last component or not), and every file call
+ * after that is relative to that descriptor: the temporary file made with
+ * openat(O_EXCL|O_NOFOLLOW), renameat(), unlinkat().
+ *
  * The export must never stop the daemon, nor flood its log: a failure is
  * logged once, then counted quietly while the same error persists; a
  * different error is logged again, and the first write that works says so.
@@ -24,6 +31,7 @@
 #include "export.h"
 #include "log.h"
 #include "prom.h"
+#include "safe_dir.h"
 
 /* mkstemp() template; leftovers of a crash are removed before the first write */
 #define TMP_TEMPLATE	"." EXPORT_FILE_NAME ".XXXXXX"
@@ -49,38 +57,83 @@ int export_file_path(const struct ut_config *cfg, char *buf, size_t len)
 }
 
 /* for the temporary files of writes a crash interrupted: never renamed, never read */
-static void removed_stale(const char *path, int err, void *data)
+static void removed_stale(const char *name, int err, void *data)
 {
-	(void)data;
 	if (!err)
-		log_info("removed %s, left by an interrupted export", path);
+		log_info("removed %s/%s, left by an interrupted export", (const char *)data, name);
 }
 
 /* remove the file written last (export switched off, moved, or stopping) */
 static void remove_written(struct ut_daemon *d, const char *why)
 {
+	char dir[PATH_MAX], err[PATH_MAX + 160];
+	char *slash;
+	int fd;
+
 	if (!d->export_path[0])
 		return;
-	if (unlink(d->export_path) == 0)
+	/* export_path is "DIR/" EXPORT_FILE_NAME (export_file_path()) */
+	snprintf(dir, sizeof(dir), "%s", d->export_path);
+	slash = strrchr(dir, '/');
+	if (!slash)
+		snprintf(dir, sizeof(dir), ".");
+	else
+		slash[slash == dir] = '\0';	/* "/uringtune.prom": "/" */
+	fd = safe_dir_open("textfile_dir", dir, 0, err, sizeof(err));
+	if (fd < 0) {
+		if (fd != -ENOENT)
+			log_warn("cannot remove %s (%s): %s", d->export_path, why, err);
+	} else if (unlinkat(fd, EXPORT_FILE_NAME, 0) == 0) {
 		log_info("removed %s (%s)", d->export_path, why);
-	else if (errno != ENOENT)
+	} else if (errno != ENOENT) {
 		log_warn("cannot remove %s (%s): %s", d->export_path, why, strerror(errno));
+	}
+	if (fd >= 0)
+		close(fd);
 	d->export_path[0] = '\0';
+}
+
+/* @msg: "cannot write PATH: why" */
+static void export_failed_msg(struct ut_daemon *d, const char *msg)
+{
+	d->export_errors++;
+	/* the same error again: counted, not logged */
+	if (!strcmp(msg, d->export_error))
+		return;
+	snprintf(d->export_error, sizeof(d->export_error), "%s", msg);
+	log_err("metrics export: %s (retrying every tick, logged again only if the "
+		"error changes; [export] textfile = no switches the export off)", msg);
 }
 
 static void export_failed(struct ut_daemon *d, const char *path, const char *step, int err)
 {
 	char msg[sizeof(d->export_error)];
 
-	d->export_errors++;
 	snprintf(msg, sizeof(msg), "cannot write %s: cannot %s: %s", path, step,
 		 strerror(-err));
-	/* the same error again: counted, not logged */
-	if (!strcmp(msg, d->export_error))
-		return;
-	memcpy(d->export_error, msg, sizeof(msg));
-	log_err("metrics export: %s (retrying every tick, logged again only if the "
-		"error changes; [export] textfile = no switches the export off)", msg);
+	export_failed_msg(d, msg);
+}
+
+/*
+ * The directory, opened for this write only (a directory made again later
+ * is found again); or -errno, the failure reported. A symlink refused says
+ * why in its own words.
+ */
+static int open_textfile_dir(struct ut_daemon *d, const char *path)
+{
+	char err[PATH_MAX + 160], msg[sizeof(d->export_error)];
+	int fd;
+
+	fd = safe_dir_open("textfile_dir", d->cfg.textfile_dir, 0, err, sizeof(err));
+	if (fd == -ELOOP) {
+		/* a long one is cut: the path is at its start */
+		if (snprintf(msg, sizeof(msg), "cannot write %s: %s", path, err) < 0)
+			msg[0] = '\0';
+		export_failed_msg(d, msg);
+	} else if (fd < 0) {
+		export_failed(d, path, "open the directory", fd);
+	}
+	return fd;
 }
 
 void export_tick(struct ut_daemon *d)
@@ -89,8 +142,8 @@ void export_tick(struct ut_daemon *d)
 	char path[PATH_MAX];
 	char *buf = NULL;
 	size_t len = 0;
+	int ret, dirfd;
 	FILE *f;
-	int ret;
 
 	if (!d->cfg.export_textfile) {
 		remove_written(d, "[export] textfile = no");
@@ -104,8 +157,12 @@ void export_tick(struct ut_daemon *d)
 	}
 	if (d->export_path[0] && strcmp(d->export_path, path))
 		remove_written(d, "[export] textfile_dir changed");
+	dirfd = open_textfile_dir(d, path);
+	if (dirfd < 0)
+		return;
 	if (!d->export_path[0])
-		atomic_file_remove_stale(d->cfg.textfile_dir, TMP_TEMPLATE, removed_stale, NULL);
+		atomic_file_remove_stale_at(dirfd, TMP_TEMPLATE, removed_stale,
+					    d->cfg.textfile_dir);
 
 	f = open_memstream(&buf, &len);
 	if (!f) {
@@ -117,8 +174,10 @@ void export_tick(struct ut_daemon *d)
 		ret = -ENOMEM;
 	if (!ret)
 		/* node_exporter reads it as its own user; no directory fsync (above) */
-		ret = atomic_file_write(path, TMP_TEMPLATE, 0644, buf, len, ATOMIC_FSYNC, &step);
+		ret = atomic_file_write_at(dirfd, EXPORT_FILE_NAME, TMP_TEMPLATE, 0644, buf, len,
+					   ATOMIC_FSYNC, &step);
 out:
+	close(dirfd);
 	free(buf);
 	if (ret) {
 		export_failed(d, path, step, ret);

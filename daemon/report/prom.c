@@ -174,6 +174,21 @@ static void counter_pair(FILE *out, const char *name, const char *help, const ch
 	fprintf(out, "%s{%s=\"%s\"} %" PRIu64 "\n", name, label, v2, n2);
 }
 
+/* SIGHUP: a refused reload keeps the old configuration running, which an alert should see */
+static void reload_metrics(const struct reload_state *r, FILE *out)
+{
+	counter_pair(out, "uringtune_config_reloads_total",
+		     "Reloads of the configuration file (SIGHUP): swapped in, or refused as invalid.",
+		     "result", "ok", r->count_ok, "refused", r->count_refused);
+	family(out, "uringtune_config_last_reload_success", "gauge",
+	       "0 if the last reload was refused (the previous configuration runs), else 1.");
+	fprintf(out, "uringtune_config_last_reload_success %d\n", r->last != RELOAD_REFUSED);
+	family(out, "uringtune_config_last_reload_timestamp_seconds", "gauge",
+	       "Unix time of the last reload, ok or refused; 0 if none since the start.");
+	fprintf(out, "uringtune_config_last_reload_timestamp_seconds %" PRId64 "\n",
+		r->last == RELOAD_NEVER ? 0 : r->time);
+}
+
 static void self_metrics(const struct ut_daemon *d, FILE *out)
 {
 	/* no BPF in unit tests: nothing could be lost or untraced */
@@ -232,6 +247,7 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 	family(out, "uringtune_export_errors_total", "counter",
 	       "Writes of this file that failed (the file shows those before it).");
 	fprintf(out, "uringtune_export_errors_total %" PRIu64 "\n", d->export_errors);
+	reload_metrics(&d->reload, out);
 }
 
 static void ring_info(const struct ut_daemon *d, const struct ring_out *rings, size_t n,

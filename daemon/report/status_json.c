@@ -160,6 +160,8 @@ static struct json_object *tuning_json(const struct ut_ring *ring)
 	struct json_object *o = json_object_new_object();
 
 	json_object_object_add(o, "pinned", json_object_new_boolean(ring->tune.pinned));
+	/* pinned with set --force: kept whatever [select] says */
+	json_object_object_add(o, "forced", json_object_new_boolean(ring->tune.forced));
 	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->tune.hands_off));
 	json_object_object_add(o, "error", str_or_null(ring->tune.error));
 	json_object_object_add(o, "last_decision", str_or_null(ring->tune.last_decision));
@@ -285,6 +287,21 @@ static struct json_object *agent_status_json(const struct ut_daemon *d)
 	return o;
 }
 
+/* the last SIGHUP: {"last":"ok|refused|never","time":unix s|null,"error":..,"count_ok":N,"count_refused":N} */
+static struct json_object *reload_json(const struct reload_state *r)
+{
+	struct json_object *o = json_object_new_object();
+
+	json_object_object_add(o, "last", json_object_new_string(reload_result_name(r->last)));
+	json_object_object_add(o, "time", r->last == RELOAD_NEVER ? NULL :
+			       json_object_new_int64(r->time));
+	json_object_object_add(o, "error", r->last == RELOAD_REFUSED ?
+			       json_object_new_string(r->error) : NULL);
+	json_object_object_add(o, "count_ok", u64_json(r->count_ok));
+	json_object_object_add(o, "count_refused", u64_json(r->count_refused));
+	return o;
+}
+
 struct json_object *status_json(const struct ut_daemon *d)
 {
 	struct json_object *root = json_object_new_object();
@@ -321,6 +338,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "export_errors", u64_json(d->export_errors));
 	json_object_object_add(daemon, "export_error", str_or_null(d->export_error));
 
+	json_object_object_add(daemon, "reload", reload_json(&d->reload));
 	json_object_object_add(daemon, "agent", agent_status_json(d));
 
 	sorted = registry_sorted(&d->reg, &n);

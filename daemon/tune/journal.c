@@ -23,17 +23,19 @@
  * the next successful write makes the file match memory again.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "atomic_file.h"
 #include "journal.h"
 #include "journal_format.h"
 #include "log.h"
+#include "safe_dir.h"
 
 #define JOURNAL_NAME	"journal"
 /* mkstemp() template; journal_open() removes leftovers of a crash */
@@ -151,70 +153,52 @@ static const char *dir_sep(const struct journal *j)
 }
 
 /*
- * mkdir @path 0700 unless it is a directory already. A directory created is
- * made durable in its parent: a journal inside a directory that a crash
- * forgets would be lost with it.
- */
-static int make_dir(const char *path, char *err, size_t errlen)
-{
-	char buf[PATH_MAX];
-	const char *parent;
-	struct stat st;
-	int ret;
-
-	if (mkdir(path, 0700)) {
-		ret = -errno;
-		/* EEXIST also comes from a file or a dangling symlink */
-		if (ret == -EEXIST && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-			return 0;
-		if (ret == -EEXIST)
-			ret = -ENOTDIR;
-		snprintf(err, errlen, "%s: cannot create: %s", path, strerror(-ret));
-		return ret;
-	}
-	snprintf(buf, sizeof(buf), "%s", path);
-	parent = dirname(buf);
-	ret = fsync_dir(parent);
-	if (ret)
-		snprintf(err, errlen, "%s: cannot create: fsync of %s: %s",
-			 path, parent, strerror(-ret));
-	return ret;
-}
-
-/* mkdir -p, each directory created 0700 */
-static int mkdir_p(const char *dir, char *err, size_t errlen)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(dir);
-	int ret;
-
-	if (len >= sizeof(path))
-		return -ENAMETOOLONG;
-	memcpy(path, dir, len + 1);
-	for (size_t i = 1; i <= len; i++) {
-		/* each prefix ending before a '/' (once for "a//b"), then the whole */
-		if ((path[i] != '/' && path[i] != '\0') || path[i - 1] == '/')
-			continue;
-		path[i] = '\0';
-		ret = make_dir(path, err, errlen);
-		path[i] = dir[i];
-		if (ret)
-			return ret;
-	}
-	return 0;
-}
-
-/*
  * For the temporary files of writes a crash interrupted: never renamed, so
  * never the journal. Their name cannot be an operator's copy of the journal.
  */
-static void removed_stale(const char *path, int err, void *data)
+static void removed_stale(const char *name, int err, void *data)
 {
-	(void)data;
+	const struct journal *j = data;
+
 	if (!err)
-		log_notice("journal: removed %s, left by an interrupted write", path);
+		log_notice("journal: removed %s%s%s, left by an interrupted write", j->dir,
+			   dir_sep(j), name);
 	else
-		log_warn("journal: cannot remove %s: %s", path, strerror(-err));
+		log_warn("journal: cannot remove %s%s%s: %s", j->dir, dir_sep(j), name,
+			 strerror(-err));
+}
+
+/*
+ * STATE_DIR, created 0700 if missing, opened once (safe_dir.h: no symlink
+ * anyone but root planted is followed) and used with *at() calls from then
+ * on; it must be root's alone, as it holds how to undo every change.
+ */
+static int open_dir(struct journal *j, char *err, size_t errlen)
+{
+	int ret;
+
+	j->dirfd = safe_dir_open("state_dir", j->dir, SAFE_DIR_CREATE, err, errlen);
+	if (j->dirfd < 0)
+		return j->dirfd;
+	ret = safe_dir_check_private(j->dirfd, "state_dir", j->dir, err, errlen);
+	if (ret)
+		return ret;
+	atomic_file_remove_stale_at(j->dirfd, TMP_TEMPLATE, removed_stale, j);
+	return 0;
+}
+
+/* the journal file, or NULL with errno (ENOENT: none yet); never through a symlink */
+static FILE *open_file(const struct journal *j)
+{
+	int fd = openat(j->dirfd, JOURNAL_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, "re");
+	if (!f)
+		close(fd);
+	return f;
 }
 
 int journal_open(struct journal *j, const char *state_dir, char *err, size_t errlen)
@@ -231,6 +215,7 @@ int journal_open(struct journal *j, const char *state_dir, char *err, size_t err
 	}
 	err[0] = '\0';
 	memset(j, 0, sizeof(*j));
+	j->dirfd = -1;
 
 	/* "/var/lib/uringtune/" and "/var/lib/uringtune" are the same directory */
 	len = strlen(state_dir);
@@ -254,17 +239,17 @@ int journal_open(struct journal *j, const char *state_dir, char *err, size_t err
 		goto fail;
 	}
 
-	ret = mkdir_p(j->dir, err, errlen);
+	ret = open_dir(j, err, errlen);
 	if (ret)
 		goto fail;
-	atomic_file_remove_stale(j->dir, TMP_TEMPLATE, removed_stale, NULL);
 
-	f = fopen(j->path, "re");
+	f = open_file(j);
 	if (!f) {
 		if (errno == ENOENT)
 			return 0;
 		ret = -errno;
-		snprintf(err, errlen, "%s: cannot open: %s", j->path, strerror(-ret));
+		snprintf(err, errlen, "%s: cannot open: %s%s", j->path, strerror(-ret),
+			 ret == -ELOOP ? " (a symbolic link: expected the journal itself)" : "");
 		goto fail;
 	}
 	if (fstat(fileno(f), &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -285,8 +270,12 @@ fail:
 
 void journal_close(struct journal *j)
 {
+	/* > 0: a journal never opened is all zeroes, and fd 0 is stdin's */
+	if (j->dirfd > 0)
+		close(j->dirfd);
 	free(j->entries);
 	memset(j, 0, sizeof(*j));
+	j->dirfd = -1;
 }
 
 struct journal_entry *journal_find(struct journal *j, uint64_t ctx)
@@ -296,11 +285,31 @@ struct journal_entry *journal_find(struct journal *j, uint64_t ctx)
 	return i < 0 ? NULL : &j->entries[i];
 }
 
+/* after the directory went away: open it again, as at start (never created here) */
+static int reopen_dir(struct journal *j)
+{
+	char err[PATH_MAX + 160];
+	int fd, ret;
+
+	fd = safe_dir_open("state_dir", j->dir, 0, err, sizeof(err));
+	if (fd < 0)
+		return fd;
+	ret = safe_dir_check_private(fd, "state_dir", j->dir, err, sizeof(err));
+	if (ret) {
+		log_err("journal: %s", err);
+		close(fd);
+		return ret;
+	}
+	close(j->dirfd);
+	j->dirfd = fd;
+	return 0;
+}
+
 /*
  * Replace the file with the header and @entries (@n of them), skipping
  * index @skip (journal_drop; SIZE_MAX for none), durably.
  */
-static int write_file(const struct journal *j, const struct journal_entry *entries,
+static int write_file(struct journal *j, const struct journal_entry *entries,
 		      size_t n, size_t skip)
 {
 	const char *step;
@@ -311,9 +320,12 @@ static int write_file(const struct journal *j, const struct journal_entry *entri
 	buf = journal_format(entries, n, skip, &len);
 	if (!buf)
 		return -ENOMEM;
-	/* fits: journal_open() checked the length of dir + "/" + TMP_TEMPLATE */
-	ret = atomic_file_write(j->path, TMP_TEMPLATE, 0600, buf, len,
-				ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
+	ret = atomic_file_write_at(j->dirfd, JOURNAL_NAME, TMP_TEMPLATE, 0600, buf, len,
+				   ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
+	/* the directory was removed (and maybe made again): checked and opened anew */
+	if (ret == -ENOENT && !reopen_dir(j))
+		ret = atomic_file_write_at(j->dirfd, JOURNAL_NAME, TMP_TEMPLATE, 0600, buf, len,
+					   ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
 	if (ret)
 		log_warn("journal %s: cannot %s: %s", j->path, step, strerror(-ret));
 	free(buf);

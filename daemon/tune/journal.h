@@ -29,6 +29,7 @@
 struct journal {
 	char path[PATH_MAX];
 	char dir[PATH_MAX];
+	int dirfd;			/* STATE_DIR, opened once; every file call is *at() */
 	struct journal_entry *entries;
 	size_t n;
 	size_t cap;
@@ -36,7 +37,10 @@ struct journal {
 
 /*
  * Open STATE_DIR/journal, creating STATE_DIR (0700) if needed, and load the
- * entries a previous run left. A missing file is an empty journal. A file
+ * entries a previous run left. STATE_DIR must be a directory owned by root
+ * (or this euid) and writable by it alone, reached through no symlink
+ * anyone else could have planted (safe_dir.h); else an error naming owner,
+ * mode and the fix. A missing file is an empty journal. A file
  * that cannot be parsed is an error ("PATH: line N: what is wrong" in err):
  * it holds the only record of how to undo changes, so it is never
  * overwritten or ignored.

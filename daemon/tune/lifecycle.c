@@ -24,6 +24,9 @@ void lifecycle_fini(struct lifecycle *lc)
 	free(lc->take_queue);
 	lc->take_queue = NULL;
 	lc->n_take = lc->cap_take = 0;
+	free(lc->found);
+	lc->found = NULL;
+	lc->n_found = lc->cap_found = 0;
 }
 
 uint64_t lc_now(const struct lifecycle *lc)
@@ -112,8 +115,9 @@ void lc_refused(struct lifecycle *lc, struct ut_ring *ring, int ret, const char 
 		return;
 	}
 	snprintf(ring->tune.error, sizeof(ring->tune.error), "%s", err);
-	log_ring(LOG_WARNING, ring, "the kernel refused a NAPI change: %s; leaving this ring "
-		 "alone", err);
+	/* in a burst the summary counts it and quotes the first */
+	log_ring(lc->quiet ? LOG_DEBUG : LOG_WARNING, ring, "the kernel refused a NAPI change: "
+		 "%s; leaving this ring alone", err);
 }
 
 void lc_took(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setting *s)
@@ -167,18 +171,21 @@ int lc_take(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setti
 	return 0;
 }
 
-static bool selected(const struct lifecycle *lc, const struct ut_ring *ring)
+/* [select]; the rule that left the ring out is kept for the burst summary */
+static bool selected(const struct lifecycle *lc, struct ut_ring *ring)
 {
 	const struct ut_holder *h = &ring->obs.holder;
 	const char *why;
 
+	ring->tune.excluded = NULL;
 	if (lc->env.selects(lc->env.arg, h->pid, h->comm, &why))
 		return true;
+	ring->tune.excluded = why;
 	log_ring(LOG_DEBUG, ring, "not tuned: %s", why);
 	return false;
 }
 
-static bool eligible(const struct lifecycle *lc, const struct ut_ring *ring)
+static bool eligible(const struct lifecycle *lc, struct ut_ring *ring)
 {
 	const struct ring_tune *t = &ring->tune;
 	const char *reason;
@@ -220,6 +227,7 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 	/* we never change a ring before it is found: NAPI on means its app did it */
 	ring->tune.managed_by = swept && ring->obs.napi.enabled ? UT_MANAGED_APP :
 				UT_MANAGED_NONE;
+	lc_burst_found(lc, ring);
 	lifecycle_ring_seen(lc, ring);
 }
 
@@ -286,7 +294,7 @@ static void batch_apply(struct lifecycle *lc, struct take_batch *b)
 			continue;
 		}
 		lc_took(lc, ring, &s);
-		log_ring(LOG_INFO, ring, "NAPI busy polling on, %u us%s, %s tracking",
+		log_ring(lc_detail(lc), ring, "NAPI busy polling on, %u us%s, %s tracking",
 			 s.busy_poll_us, s.prefer ? " (prefer)" : "",
 			 s.static_ids ? "static" : "dynamic");
 	}
@@ -298,14 +306,12 @@ static void batch_apply(struct lifecycle *lc, struct take_batch *b)
  * Rings driven through an agent never wait here (they are not eligible:
  * SINGLE_ISSUER rings are not tunable from outside).
  */
-void lifecycle_flush(struct lifecycle *lc)
+static void take_queued(struct lifecycle *lc)
 {
 	struct take_batch b = {};
 	size_t n = lc->n_take;
 	int ret;
 
-	if (!n)
-		return;
 	b.rings = calloc(n, sizeof(*b.rings));
 	b.entries = calloc(n, sizeof(*b.entries));
 	b.stale = calloc(n, sizeof(*b.stale));
@@ -329,6 +335,10 @@ void lifecycle_flush(struct lifecycle *lc)
 		goto out;
 	}
 	batch_apply(lc, &b);
+	/* rings queued without being found just now (a reload's [select]): their own line */
+	if (lc->quiet && lc->n_found <= LC_BURST)
+		log_info("took %zu rings: %zu tuned, %zu refused by the kernel", b.n,
+			 b.n - b.n_failed, b.n_failed);
 	/* nothing was changed on those: their entries undo nothing */
 	if (journal_drop_many(&lc->journal, b.failed, b.n_failed))
 		log_err("dropping %zu journal entries of refused rings failed", b.n_failed);
@@ -338,6 +348,15 @@ out:
 	free(b.entries);
 	free(b.stale);
 	free(b.failed);
+}
+
+void lifecycle_flush(struct lifecycle *lc)
+{
+	/* a burst: one summary line (lc_burst_report), each ring's at debug */
+	lc->quiet = lc->n_found > LC_BURST || lc->n_take > LC_BURST;
+	if (lc->n_take)
+		take_queued(lc);
+	lc_burst_report(lc);
 }
 
 /* statistics since the previous tick */

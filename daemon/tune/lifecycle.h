@@ -50,6 +50,10 @@ struct lifecycle {
 	bool ready;			/* journal settled: rings may be changed */
 	uint64_t *take_queue;		/* rings to take at the next flush */
 	size_t n_take, cap_take;
+	/* rings found since the last flush: a burst of them gets one summary line */
+	uint64_t *found;
+	size_t n_found, cap_found;
+	bool quiet;			/* in a burst: per-ring lines at debug */
 
 	/* counters, for status and metrics */
 	uint64_t actions_ok;		/* changes the kernel accepted */
@@ -117,10 +121,21 @@ int lifecycle_stop(struct lifecycle *lc);
 /* put every journaled ring back as it was; returns how many could not be */
 int lifecycle_restore_all(struct lifecycle *lc);
 
-/* `uringtune set`: pin a ring to a setting; `uringtune reset`: restore (pid -1: all) */
+/*
+ * `uringtune set`: pin a ring to a setting. A ring [select] does not pick is
+ * refused (err names the rule) unless @force, which is logged and keeps the
+ * pin through reloads. `uringtune reset`: restore (pid -1: all).
+ */
 int lifecycle_set(struct lifecycle *lc, pid_t pid, int fd, const struct tuner_setting *s,
-		  char *err, size_t errlen);
+		  bool force, char *err, size_t errlen);
 int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t errlen);
+/*
+ * After a reload: every ring uringtune tuned that [select] no longer picks
+ * is put back as it was (journaled rings through the journal, agent rings
+ * NAPI off through their slot), but for rings pinned with `set --force`.
+ * Logs one line when it released or kept any.
+ */
+void lifecycle_reselect(struct lifecycle *lc);
 /* is that ring changed through its agent (so later, at its next call)? */
 bool lifecycle_via_agent(const struct lifecycle *lc, pid_t pid, int fd);
 

@@ -14,6 +14,19 @@ struct tune_backend;
 struct tuner_setting;
 struct ut_ring;
 
+/*
+ * Up to this many rings at once (found, taken, restored) get a line each at
+ * info; more are a burst: one summary line, each ring's at debug.
+ */
+#define LC_BURST		10
+
+/* the level of a line about one ring: info, or debug within a burst */
+int lc_detail(const struct lifecycle *lc);
+/* a ring was found (lifecycle_burst.c) */
+void lc_burst_found(struct lifecycle *lc, const struct ut_ring *ring);
+/* the end of a batch of events or a sweep: one line for a burst of found rings */
+void lc_burst_report(struct lifecycle *lc);
+
 /* the injected clock */
 uint64_t lc_now(const struct lifecycle *lc);
 
@@ -34,6 +47,14 @@ void lc_readopt(struct lifecycle *lc, struct ut_ring *ring, struct tuner_setting
 bool lc_same_ring(const struct ut_ring *ring, const struct journal_entry *e);
 /* put one journaled ring back and forget it; 0, or -errno if it must stay */
 int lc_restore_entry(struct lifecycle *lc, const struct journal_entry *e);
+/*
+ * Put back every journaled ring @pick chooses (NULL: all), then forget them
+ * in one journal write; *done (may be NULL) counts those put back. Returns
+ * how many could not be (they stay journaled).
+ */
+int lc_restore_matching(struct lifecycle *lc,
+			bool (*pick)(struct lifecycle *lc, const struct journal_entry *e, void *arg),
+			void *arg, size_t *done);
 unsigned int lc_count_ids(const uint32_t *ids);
 
 #endif /* UT_LIFECYCLE_PRIV_H */

@@ -30,6 +30,7 @@ static void released(struct ut_ring *ring, const struct journal_entry *e)
 
 	ring->tune.managed_by = UT_MANAGED_NONE;
 	ring->tune.pinned = false;
+	ring->tune.forced = false;
 	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
 	n.enabled = e->enabled;
 	n.busy_poll_ns = e->enabled ? (uint64_t)e->busy_poll_us * 1000 : 0;
@@ -56,8 +57,8 @@ static int restore_ring(struct lifecycle *lc, const struct journal_entry *e)
 		log_debug("ring pid=%d fd=%d is gone, nothing to restore: %s", copy.pid, copy.fd,
 			  err);
 	else
-		log_info("ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid, copy.fd,
-			 copy.enabled ? "enabled" : "disabled");
+		log_msg(lc_detail(lc), "ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid,
+			copy.fd, copy.enabled ? "enabled" : "disabled");
 	if (ring)
 		released(ring, &copy);
 	return 0;
@@ -71,12 +72,16 @@ int lc_restore_entry(struct lifecycle *lc, const struct journal_entry *e)
 	return ret ? ret : journal_drop(&lc->journal, ctx);
 }
 
-int lifecycle_restore_all(struct lifecycle *lc)
+int lc_restore_matching(struct lifecycle *lc,
+			bool (*pick)(struct lifecycle *lc, const struct journal_entry *e, void *arg),
+			void *arg, size_t *done_out)
 {
 	size_t n = lc->journal.n, done = 0;
 	uint64_t *ctxs;
 	int failed = 0;
 
+	if (done_out)
+		*done_out = 0;
 	if (!n)
 		return 0;
 	ctxs = calloc(n, sizeof(*ctxs));
@@ -84,39 +89,74 @@ int lifecycle_restore_all(struct lifecycle *lc)
 		return (int)n;
 	/* every ring first, then one journal write: a stop stays quick */
 	for (size_t i = 0; i < n; i++) {
-		if (restore_ring(lc, &lc->journal.entries[i]))
+		const struct journal_entry *e = &lc->journal.entries[i];
+
+		if (pick && !pick(lc, e, arg))
+			continue;
+		if (restore_ring(lc, e))
 			failed++;
 		else
-			ctxs[done++] = lc->journal.entries[i].ctx;
+			ctxs[done++] = e->ctx;
 	}
 	if (journal_drop_many(&lc->journal, ctxs, done)) {
 		/* restored but still journaled: the next start finds them as they were */
 		log_err("journal %s: dropping %zu restored rings failed", lc->journal.path, done);
 	}
 	free(ctxs);
+	if (done_out)
+		*done_out = done;
+	return failed;
+}
+
+int lifecycle_restore_all(struct lifecycle *lc)
+{
+	size_t done;
+	int failed;
+
+	lc->quiet = lc->journal.n > LC_BURST;
+	failed = lc_restore_matching(lc, NULL, NULL, &done);
+	if (lc->quiet)
+		log_msg(failed ? LOG_ERR : LOG_INFO, "restored %zu rings uringtune changed%s", done,
+			failed ? ", some could not be (kept in the journal; see the lines above)" :
+			"");
+	lc->quiet = false;
 	return failed;
 }
 
 void lifecycle_settle_journal(struct lifecycle *lc)
 {
+	size_t gone = 0, readopted = 0, restored = 0, failed = 0, n = lc->journal.n;
+
+	lc->quiet = n > LC_BURST;
 	for (size_t i = lc->journal.n; i-- > 0;) {
 		struct journal_entry e = lc->journal.entries[i];
 		struct ut_ring *ring = registry_find(lc->reg, e.ctx);
 		struct tuner_setting cur;
 
 		if (!ring || !lc_same_ring(ring, &e)) {
-			log_info("journal: ring pid=%d fd=%d is gone since the last run", e.pid, e.fd);
+			log_msg(lc_detail(lc), "journal: ring pid=%d fd=%d is gone since the last run",
+				e.pid, e.fd);
 			journal_drop(&lc->journal, e.ctx);
+			gone++;
 			continue;
 		}
 		if (lc->cfg->mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
 			lc_readopt(lc, ring, &cur);
-			log_info("journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)", e.pid,
-				 ring->obs.holder.comm, e.fd, cur.busy_poll_us);
+			log_msg(lc_detail(lc), "journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)",
+				e.pid, ring->obs.holder.comm, e.fd, cur.busy_poll_us);
+			readopted++;
 			continue;
 		}
-		lc_restore_entry(lc, &e);
+		if (lc_restore_entry(lc, &e))
+			failed++;
+		else
+			restored++;
 	}
+	if (lc->quiet)
+		log_msg(failed ? LOG_ERR : LOG_INFO, "journal: %zu rings from the last run: %zu "
+			"re-adopted, %zu restored, %zu gone, %zu could not be restored (kept)", n,
+			readopted, restored, gone, failed);
+	lc->quiet = false;
 	lc->ready = true;
 }
 
@@ -126,6 +166,7 @@ void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring)
 
 	t->managed_by = UT_MANAGED_APP;
 	t->pinned = false;
+	t->forced = false;
 	t->pending = false;
 	memset(&t->tuner, 0, sizeof(t->tuner));
 	if (!journal_find(&lc->journal, ring->ctx))

@@ -63,6 +63,29 @@ fi
 grep -q 'uringtuned is not executable' "$T/verify.out" || { cat "$T/verify.out"; fail "unexpected verify error"; }
 mv "$T/uringtuned.moved" "$ROOT/usr/sbin/uringtuned"
 
+# -- ExecReload=: the file is checked first (`uringtuned --check-config -c`
+# on ExecStart='s file), then SIGHUP; systemd runs them in order and stops at
+# the first that fails, so a broken file fails `systemctl reload` and no
+# signal goes out. Both commands run here from the staging root.
+mapfile -t reload < <(sed -n 's/^ExecReload=//p' "$UNIT")
+[ "${#reload[@]}" = 2 ] || fail "expected two ExecReload= lines, got ${#reload[@]}: ${reload[*]}"
+conf=$(sed -nE 's/^ExecStart=.* -c ([^ ]+).*/\1/p' "$UNIT")
+[ "${reload[0]}" = "/usr/sbin/uringtuned --check-config -c $conf" ] ||
+	fail "the first ExecReload= is not the check of $conf: ${reload[0]}"
+[ "${reload[1]}" = "/bin/kill -HUP \$MAINPID" ] || fail "the second ExecReload= is not the SIGHUP: ${reload[1]}"
+read -ra check <<<"${reload[0]}"
+out=$("$ROOT${check[0]}" "${check[@]:1:2}" "$ROOT$conf" 2>&1) || fail "ExecReload= check of the installed file: $out"
+[ "$out" = "$ROOT$conf: ok" ] || fail "ExecReload= check said: $out"
+echo "ExecReload= check: $out"
+sed -i 's/^tick_ms = .*/tick_ms = 5/' "$ROOT$conf"
+rc=0
+out=$("$ROOT${check[0]}" "${check[@]:1:2}" "$ROOT$conf" 2>&1) || rc=$?
+[ "$rc" = 1 ] || fail "ExecReload= check of a broken file exited $rc: $out"
+[ "$out" = "$ROOT$conf: [daemon] tick_ms: expected an integer from 50 to 60000, got '5'" ] ||
+	fail "ExecReload= check of a broken file said: $out"
+echo "ExecReload= check of a broken file: exit 1: $out"
+cp config/uringtune.ini "$ROOT$conf"
+
 # -- systemd-analyze security. systemd 252 takes the threshold in tenths
 # (an integer 0-100: 30 is an exposure of 3.0; "3.0" does not parse).
 if ! systemd-analyze security --offline=yes --threshold=30 "$UNIT" >"$T/security.out" 2>&1; then
@@ -235,8 +258,8 @@ for c in CAP_BPF CAP_PERFMON; do
 done
 
 # 5. the system call filter: every system call the daemon makes while it
-# starts, tunes, reloads, answers, resets and stops is allowed by
-# SystemCallFilter= (needs strace)
+# starts, tunes, reloads, answers, resets and stops, and those of
+# ExecReload='s --check-config, is allowed by SystemCallFilter= (needs strace)
 if command -v strace >/dev/null; then
 	expand() {
 		local g
@@ -275,6 +298,12 @@ if command -v strace >/dev/null; then
 		awk '/execve\(.*uringtuned/ { on = 1 } on { sub(/^[0-9]+ +/, ""); sub(/\(.*/, ""); print }' |
 		grep -vE '^(\+\+\+|---|<\.\.\.)' | sort -u >"$T/used"
 	[ -s "$T/used" ] || fail "strace saw no system calls"
+	# ExecReload='s check runs under the same filter
+	strace -f -qq -o "$T/strace-check.out" "$B/uringtuned" --check-config -c "$CONF" >/dev/null ||
+		fail "uringtuned --check-config under strace failed"
+	awk '/execve\(.*uringtuned/ { on = 1 } on { sub(/^[0-9]+ +/, ""); sub(/\(.*/, ""); print }' \
+		"$T/strace-check.out" | grep -vE '^(\+\+\+|---|<\.\.\.)' >>"$T/used"
+	sort -u -o "$T/used" "$T/used"
 	denied=$(comm -23 "$T/used" "$T/allowed")
 	[ -z "$denied" ] || fail "system calls outside SystemCallFilter=: $denied"
 	echo "SystemCallFilter= allows all $(wc -l <"$T/used") system calls uringtuned made"

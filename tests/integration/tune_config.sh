@@ -13,7 +13,7 @@ bad() {
 	echo "$* -> exit $rc: $(cat "$T/err")"
 	[ "$rc" = 1 ] || fail "exit $rc"
 	[ "$(wc -l <"$T/err")" = 1 ] || fail "not one line: $(cat "$T/err")"
-	grep -qE "^uringtuned: error: $CONF: $re" "$T/err" || fail "message does not match /$re/"
+	grep -qE "^[0-9T:.-]+Z uringtuned: error: $CONF: $re" "$T/err" || fail "message does not match /$re/"
 }
 bad '\[napi\] max_busy_poll_us: expected an integer from 1 to 10000, got .20000.' \
 	max_busy_poll_us=20000

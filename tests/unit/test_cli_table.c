@@ -164,6 +164,23 @@ UT_TEST(no_rings)
 			 "NAPI unsupported by this kernel, 7 events lost\nno io_uring rings\n");
 }
 
+/* a refused reload is said under the summary, escaped; ok and never say nothing */
+UT_TEST(reload_refused)
+{
+	render("{\"daemon\":{\"pid\":1,\"mode\":\"tune\",\"reload\":{\"last\":\"refused\","
+	       "\"time\":1796165941,\"error\":\"f.ini: [napi] tracking: expected dynamic, got 'x\\n'\","
+	       "\"count_ok\":0,\"count_refused\":1}},\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(1), "last reload refused at 2026-12-01T22:59:01Z, the previous "
+			 "configuration still runs: f.ini: [napi] tracking: expected dynamic, got 'x\\n'");
+	UT_ASSERT_STR_EQ(line(2), "no io_uring rings");
+	render("{\"daemon\":{\"pid\":1,\"reload\":{\"last\":\"ok\",\"time\":5,\"error\":null}},"
+	       "\"rings\":[]}");
+	UT_ASSERT_STR_EQ(line(1), "no io_uring rings");
+	render("{\"daemon\":{\"pid\":1,\"reload\":{\"last\":\"never\",\"time\":null}},\"rings\":[]}");
+	UT_ASSERT_STR_EQ(line(1), "no io_uring rings");
+}
+
 UT_TEST(bad_shape)
 {
 	render("{" DAEMON_OK "}");
@@ -190,6 +207,7 @@ int main(void)
 	ut_run("sorted_by_pid_then_fd", sorted_by_pid_then_fd);
 	ut_run("no_rings", no_rings);
 	ut_run("bad_shape", bad_shape);
+	ut_run("reload_refused", reload_refused);
 	free(out);
 	return ut_finish();
 }

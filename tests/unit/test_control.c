@@ -181,7 +181,7 @@ UT_TEST(request_unknown_keys_and_kinds)
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"pid\":7,\"fd\":5,\"busy_poll_us\":50,"
 			       "\"prefer_busy_poll\":true}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "set: unknown key \"prefer_busy_poll\" (known: pid, fd, "
-			       "busy_poll_us, prefer, static)");
+			       "busy_poll_us, prefer, static, force)");
 	/* a word of the list is not a key: "fd, busy" or "us" */
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"us\":1}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "unknown key \"us\"");

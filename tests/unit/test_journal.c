@@ -586,16 +586,38 @@ FX_TEST(open_errors)
 	/* the state directory is a file */
 	write_text(fx->dir, "x", 1);
 	open_j(fx, &ret);
-	snprintf(want, sizeof(want), "%s: cannot create: Not a directory", fx->dir);
+	snprintf(want, sizeof(want), "state_dir %s: cannot open: 'state' is not a directory",
+		 fx->dir);
 	UT_ASSERT_STR_EQ(fx->err, want);
 	UT_ASSERT_EQ_INT(ret, -ENOTDIR);
 
 	/* ... or below a file: the message names the file */
 	snprintf(fx->dir, sizeof(fx->dir), "%s/state/sub", fx->root);
 	open_j(fx, &ret);
-	snprintf(want, sizeof(want), "%s/state: cannot create: Not a directory", fx->root);
+	snprintf(want, sizeof(want), "state_dir %s/state/sub: cannot open: 'state' is not a "
+		 "directory", fx->root);
 	UT_ASSERT_STR_EQ(fx->err, want);
 	UT_ASSERT_EQ_INT(ret, -ENOTDIR);
+
+	/* writable by others than root: how to undo every change must be root's alone */
+	snprintf(fx->dir, sizeof(fx->dir), "%s/state3", fx->root);
+	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0700), 0);
+	UT_ASSERT_EQ_INT(chmod(fx->dir, 0770), 0);
+	open_j(fx, &ret);
+	snprintf(want, sizeof(want), "state_dir %s: owned by uid %u with mode 0770: expected a "
+		 "directory owned by root and writable by it alone (chown root: %s && chmod 0700 %s)",
+		 fx->dir, (unsigned int)geteuid(), fx->dir, fx->dir);
+	UT_ASSERT_STR_EQ(fx->err, want);
+	UT_ASSERT_EQ_INT(ret, -EPERM);
+
+	/* the journal is a symlink: not followed */
+	UT_ASSERT_EQ_INT(chmod(fx->dir, 0700), 0);
+	snprintf(fx->path, sizeof(fx->path), "%s/journal", fx->dir);
+	UT_ASSERT_EQ_INT(symlink("/etc/passwd", fx->path), 0);
+	open_j(fx, &ret);
+	UT_ASSERT_EQ_INT(ret, -ELOOP);
+	UT_ASSERT_STR_CONTAINS(fx->err, "/journal: cannot open: Too many levels of symbolic links "
+			       "(a symbolic link: expected the journal itself)");
 
 	/* the journal is a directory */
 	snprintf(fx->dir, sizeof(fx->dir), "%s/state2", fx->root);

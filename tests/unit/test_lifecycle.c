@@ -8,6 +8,7 @@
  * mode say; an application taking a ring over keeps its own settings.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "lifecycle.h"
+#include "log.h"
 #include "uring_abi.h"
 #include "unit.h"
 
@@ -204,7 +206,7 @@ UT_TEST(journal_write_fails_backend_never_called)
 	UT_ASSERT_STR_CONTAINS(ring->tune.error, "cannot write the journal");
 	/* uringtune set too: no change without a way back */
 	UT_ASSERT(lifecycle_set(&lc, 100, 5, &(struct tuner_setting){ .enabled = true,
-				.busy_poll_us = 30 }, err, sizeof(err)) < 0);
+				.busy_poll_us = 30 }, false, err, sizeof(err)) < 0);
 	UT_ASSERT_STR_CONTAINS(err, "cannot write the journal");
 	UT_ASSERT_EQ_INT(fake.applies, 0);
 	UT_ASSERT_EQ_INT(mkdir(state, 0700), 0);
@@ -426,6 +428,157 @@ UT_TEST(ring_gone_drops_entry)
 	crash();
 }
 
+/* `set` on a ring [select] leaves out: refused naming the rule, unless forced */
+UT_TEST(set_respects_select_unless_forced)
+{
+	struct tuner_setting s = { .enabled = true, .busy_poll_us = 30 };
+	struct ut_ring *a;
+	char err[256];
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	select_ok = false;
+	a = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, false, err, sizeof(err)), -EPERM);
+	UT_ASSERT_STR_CONTAINS(err, "excluded by exclude_comm; use --force to tune it anyway");
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, true, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT(a->tune.pinned && a->tune.forced);
+	/* reset forgets the force with the pin */
+	UT_ASSERT_EQ_INT(lifecycle_reset(&lc, 100, 5, err, sizeof(err)), 0);
+	UT_ASSERT(!a->tune.pinned && !a->tune.forced);
+	crash();
+}
+
+/*
+ * A reload narrows [select]: the tuned ring and the ring pinned without
+ * --force go back through the journal; the one pinned with --force stays.
+ */
+UT_TEST(reselect_restores_what_select_releases)
+{
+	struct tuner_setting s = { .enabled = true, .busy_poll_us = 30 };
+	struct ut_ring *a, *b, *c;
+	char err[256];
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	b = add_ring(RING_B, 101, 6, 0, false);
+	c = add_ring(RING_A + 0x100, 102, 7, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	lifecycle_ring_found(&lc, b, false);
+	lifecycle_ring_found(&lc, c, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 101, 6, &s, false, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 102, 7, &s, true, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(lc.journal.n, 3);
+	/* nothing left out: nothing happens */
+	lifecycle_reselect(&lc);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	select_ok = false;
+	lifecycle_reselect(&lc);
+	UT_ASSERT_EQ_INT(fake.restores, 2);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT(journal_find(&lc.journal, c->ctx) != NULL);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT(!b->tune.pinned);
+	UT_ASSERT_EQ_INT(c->tune.managed_by, UT_MANAGED_URINGTUNE);
+	/* and not taken again while [select] leaves them out */
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 5);
+	/* a wider [select] later takes them again */
+	select_ok = true;
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 7);
+	UT_ASSERT_EQ_INT(lc.journal.n, 3);
+	crash();
+}
+
+/* stderr into a file while @fn runs; its text, or "" */
+static const char *captured(void (*fn)(void))
+{
+	static char buf[16384];
+	char path[PATH_MAX];
+	int fd, saved;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/stderr", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	saved = dup(STDERR_FILENO);
+	if (fd < 0 || saved < 0)
+		return "";
+	fflush(stderr);
+	dup2(fd, STDERR_FILENO);
+	fn();
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	close(fd);
+	buf[n < 0 ? 0 : n] = '\0';
+	return buf;
+}
+
+static unsigned int burst_n;
+
+static void find_and_flush(void)
+{
+	static uint64_t next = RING_A;
+
+	for (unsigned int i = 0; i < burst_n; i++) {
+		next += 0x1000;
+		lifecycle_ring_found(&lc, add_ring(next, 1000 + i, 5, i % 4 ? 0 :
+						   UT_SETUP_SINGLE_ISSUER, false), false);
+	}
+	lifecycle_flush(&lc);
+}
+
+static unsigned int count_lines(const char *text, const char *s)
+{
+	unsigned int n = 0;
+
+	for (const char *p = text; (p = strstr(p, s)); p++)
+		n++;
+	return n;
+}
+
+/* many rings at once: one summary line at info, each ring's at debug */
+UT_TEST(burst_logs_one_summary_line)
+{
+	int level = log_get_level();
+	const char *out;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	log_set_level(LOG_INFO);
+	burst_n = 40;
+	out = captured(find_and_flush);
+	UT_ASSERT_EQ_INT(fake.applies, 30);
+	UT_ASSERT_EQ_INT(count_lines(out, "\n"), 1);
+	UT_ASSERT_STR_CONTAINS(out, "found 40 rings (30 tuned, 10 not tunable from outside)");
+	/* a few rings: a line each, no summary */
+	burst_n = 3;
+	out = captured(find_and_flush);
+	UT_ASSERT_EQ_INT(count_lines(out, "NAPI busy polling on"), 2);
+	UT_ASSERT_EQ_INT(count_lines(out, "found"), 0);
+	/* at debug, the burst's rings each get their line too */
+	log_set_level(LOG_DEBUG);
+	burst_n = 20;
+	out = captured(find_and_flush);
+	UT_ASSERT_EQ_INT(count_lines(out, "NAPI busy polling on"), 15);
+	UT_ASSERT_STR_CONTAINS(out, "found 20 rings (15 tuned, 5 not tunable from outside)");
+	log_set_level(level);
+	crash();
+}
+
 /* the agent backend: deferred, unjournaled, confirmed by the register event */
 static struct fake agent_fake;
 
@@ -448,7 +601,7 @@ UT_TEST(agent_backend_deferred_until_confirmed)
 	lifecycle_ring_found(&lc, r, false);
 	UT_ASSERT(lifecycle_via_agent(&lc, 100, 5));
 	clock_ns += 5000000;
-	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, false, err, sizeof(err)), 0);
 	UT_ASSERT_EQ_INT(agent_fake.applies, 1);
 	UT_ASSERT_EQ_INT(fake.applies, 0);
 	/* the page is its record: no journal entry */
@@ -494,5 +647,8 @@ int main(void)
 	ut_run("select_and_flags_gate_taking", select_and_flags_gate_taking);
 	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
 	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
+	ut_run("set_respects_select_unless_forced", set_respects_select_unless_forced);
+	ut_run("reselect_restores_what_select_releases", reselect_restores_what_select_releases);
+	ut_run("burst_logs_one_summary_line", burst_logs_one_summary_line);
 	return ut_finish();
 }

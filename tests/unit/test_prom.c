@@ -52,6 +52,9 @@ static const struct {
 	{ "uringtune_sweeps_total", "counter" },
 	{ "uringtune_sweep_duration_seconds", "gauge" },
 	{ "uringtune_export_errors_total", "counter" },
+	{ "uringtune_config_reloads_total", "counter" },
+	{ "uringtune_config_last_reload_success", "gauge" },
+	{ "uringtune_config_last_reload_timestamp_seconds", "gauge" },
 	{ "uringtune_ring_info", "gauge" },
 	{ "uringtune_agent_rings", "gauge" },
 	{ "uringtune_agent_requests_total", "counter" },
@@ -546,6 +549,38 @@ UT_TEST(self_metrics)
 	free(out);
 }
 
+/* SIGHUP's outcome: never, refused (the alert's case), then ok again */
+UT_TEST(reload_metrics)
+{
+	char *out;
+
+	daemon_setup();
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_config_reloads_total{result=\"ok\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_config_reloads_total{result=\"refused\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_success 1"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_timestamp_seconds 0"));
+	free(out);
+
+	reload_note(&d.reload, 1796165941, "f.ini: [napi] tracking: expected dynamic");
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_config_reloads_total{result=\"refused\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_success 0"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_timestamp_seconds 1796165941"));
+	free(out);
+
+	reload_note(&d.reload, 1796165999, NULL);
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_config_reloads_total{result=\"ok\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_config_reloads_total{result=\"refused\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_success 1"));
+	UT_ASSERT(has_line(out, "uringtune_config_last_reload_timestamp_seconds 1796165999"));
+	free(out);
+}
+
 /* a ring closed and another opened on its fd, before the sweep: one series */
 UT_TEST(one_series_per_pid_fd)
 {
@@ -870,7 +905,7 @@ FX_TEST(export_missing_dir)
 	for (int i = 0; i < 5; i++)
 		export_tick(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
-	snprintf(want, sizeof(want), "cannot write %s: cannot create a temporary file: "
+	snprintf(want, sizeof(want), "cannot write %s: cannot open the directory: "
 		 "No such file or directory", fx->file);
 	UT_ASSERT_STR_EQ(d.export_error, want);
 	UT_ASSERT_STR_EQ(d.export_path, "");
@@ -1019,6 +1054,7 @@ int main(void)
 	ut_run("histogram", histogram);
 	ut_run("histogram_from_first_window", histogram_from_first_window);
 	ut_run("self_metrics", self_metrics);
+	ut_run("reload_metrics", reload_metrics);
 	ut_run("one_series_per_pid_fd", one_series_per_pid_fd);
 	ut_run("promtool_accepts", promtool_accepts);
 	ut_run("export_writes_file", export_writes_file);
