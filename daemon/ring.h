@@ -76,6 +76,10 @@ struct ring_tune {
 struct ring_agent {
 	bool via;			/* set up through an agent */
 	uint32_t slot;			/* its slot in the policy page */
+	bool app_napi;			/* its program said it registers NAPI itself */
+	/* a register call of its process while its agent set it up (BPF) */
+	bool setup_napi_seen;
+	int setup_napi_ret;		/* the first failing one's result, else 0 */
 };
 
 struct ut_ring {

@@ -93,7 +93,11 @@ bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const str
 /* the application manages NAPI on that ring itself now: forget it, undo nothing */
 void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring);
 
-/* what the agent did at setup, as it reported it */
+/*
+ * What the kernel showed of a ring's setup through its agent (never what
+ * the agent reported): HYBRID_IOPOLL in the ring's flags as the daemon
+ * decided, and the register call BPF saw from its process during the setup.
+ */
 struct agent_setup_result {
 	bool hybrid_added;
 	bool napi_tried;

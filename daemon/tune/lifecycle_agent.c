@@ -51,7 +51,9 @@ static void agent_confirms(struct lifecycle *lc, struct ut_ring *ring, const str
 static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct ut_event *ev,
 		      bool agent_setup)
 {
-	if ((pid_t)ev->tgid != ring->obs.holder.pid || ring->tune.managed_by == UT_MANAGED_APP)
+	/* its program said it registers NAPI itself (APP_NAPI): every call is the program's */
+	if ((pid_t)ev->tgid != ring->obs.holder.pid || ring->tune.managed_by == UT_MANAGED_APP ||
+	    ring->agent.app_napi)
 		return false;
 	if (!ring->agent.via) {
 		/* the agent registering at setup, before its RING message */
@@ -95,7 +97,14 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 
 	if (r->hybrid_added && t->managed_by == UT_MANAGED_NONE)
 		t->managed_by = UT_MANAGED_URINGTUNE;
-	if (r->napi_tried && r->napi_ret == 0) {
+	/*
+	 * Only a ring changed through its agent can be uringtune's without a
+	 * journal entry (the page is its record): a register call at setup on
+	 * any other ring is its program's own business.
+	 */
+	if (!r->napi_tried || !ring_agent_driven(ring))
+		return;
+	if (r->napi_ret == 0 && napi_is(&ring->obs.napi, &r->napi_setting)) {
 		/* the agent's registration was uringtune's, not the program's */
 		t->managed_by = UT_MANAGED_URINGTUNE;
 		t->want = r->napi_setting;
@@ -103,7 +112,7 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 		if (!t->reaction_ns)
 			t->reaction_ns = t->tuner.last_change_ns - ring->obs.first_seen_ns;
 		lc->actions_ok++;
-	} else if (r->napi_tried) {
+	} else if (r->napi_ret) {
 		t->refused = true;
 		snprintf(t->error, sizeof(t->error),
 			 "the agent's NAPI registration at setup was refused: %s",
