@@ -229,7 +229,10 @@ static void attach(struct ut_agent_server *a, struct ut_ring *ring, uint32_t slo
 		 agent_entry_name(in->entry),
 		 setup_flags_str(ring->obs.setup_flags, flags, sizeof(flags)),
 		 in->hybrid_decided && !r.hybrid_added ? "hybrid IOPOLL not in its flags: classic "
-		 "IOPOLL" : r.napi_tried && r.napi_ret ? ring->tune.error : in->why);
+		 "IOPOLL" : r.napi_tried && r.napi_ret ? ring->tune.error :
+		 in->napi_decided && in->napi_setting.enabled && ring_agent_driven(ring) &&
+		 !r.napi_tried ? "NAPI decided, but no register call of its process was seen: "
+		 "left as it is" : in->why);
 }
 
 /* the refusal, counted and (rate-limited) logged with what the ring is */
