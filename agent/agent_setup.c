@@ -241,9 +241,12 @@ int agent_setup(struct agent_setup *su)
 	if (ret) {
 		agent_rings_release(c.idx);
 		c.fd = su->call(su, su->prog_flags);
+		/* a refusal (quota, no page) comes with the daemon's reason */
+		why_text(c.why, sizeof(c.why), c.reply.why);
 		agent_debug("pid %d ring fd %d: flags 0x%x unchanged: "
-			    "no usable daemon answer at %s (%s)", (int)c.pid, c.fd, su->prog_flags,
-			    c.env->socket_path, agent_errname(ret));
+			    "no usable daemon answer at %s (%s)%s%s", (int)c.pid, c.fd,
+			    su->prog_flags, c.env->socket_path, agent_errname(ret),
+			    c.why[0] ? ": " : "", c.why);
 		goto out;
 	}
 	set_up(&c);
