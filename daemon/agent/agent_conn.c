@@ -17,6 +17,8 @@
 #define LISTEN_INTERVAL_US	10000
 /* out of file descriptors: the backlog waits this long rather than spin the loop */
 #define EMFILE_PAUSE_US		100000
+/* a deadline may fire this much late (sd-event's default is 250 ms) */
+#define DEADLINE_ACCURACY_US	10000
 /* any message longer is not ours (and is read truncated, then refused) */
 #define MSG_MAX			256
 
@@ -170,7 +172,8 @@ static void park(struct agent_conns *cs, int fd, struct agent_peer *peer)
 	*c = (struct conn){ .cs = cs, .fd = fd, .peer = *peer };
 	if (sd_event_add_io(cs->ev, &c->io, fd, EPOLLIN, on_conn, c) < 0 ||
 	    sd_event_add_time_relative(cs->ev, &c->timer, CLOCK_MONOTONIC,
-				       UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL, 0, on_deadline, c) < 0) {
+				       UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL, DEADLINE_ACCURACY_US,
+				       on_deadline, c) < 0) {
 		sd_event_source_disable_unref(c->io);
 		free(c);
 		goto drop;
