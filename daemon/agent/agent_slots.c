@@ -417,6 +417,7 @@ bool agent_server_setup_register(struct ut_agent_server *a, struct ut_ring *ring
 {
 	const struct ut_holder *h = &ring->obs.holder;
 	struct ring_agent *ra = &ring->agent;
+	uid_t uid;
 
 	/* only SINGLE_ISSUER rings get the agent's registration at setup */
 	if (!as_have_page(a) || ra->via || !(ring->obs.setup_flags & UT_SETUP_SINGLE_ISSUER) ||
@@ -427,7 +428,8 @@ bool agent_server_setup_register(struct ut_agent_server *a, struct ut_ring *ring
 
 		if (!in->hello_ns || in->ctx || !in->napi_decided ||
 		    !agent_id_holds(&in->owner.id, h->pid, h->start_boottime, a->hz) ||
-		    !a->sys->alive(&in->owner))
+		    !a->sys->alive(&in->owner) || a->sys->euid(h->pid, &uid) ||
+		    uid != in->owner.id.uid)
 			continue;
 		if (!ra->setup_napi_seen || (!ra->setup_napi_ret && ev->ret)) {
 			ra->setup_napi_seen = true;
