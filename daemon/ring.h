@@ -68,6 +68,12 @@ struct ring_tune {
 
 	/* a backend that applies later (the agent): the decision on its way */
 	bool pending;			/* published, not yet seen applied */
+	/*
+	 * A register call of its process, with no decision pending, that left
+	 * the decided state: the agent's (the rest of a sequence) or the
+	 * program's own; the program's APP_NAPI says which.
+	 */
+	bool register_unclaimed;
 	uint64_t published_ns;
 	struct tuner_setting want;	/* the last decision published */
 };

@@ -75,11 +75,9 @@ static void serve(struct agent_conns *cs, int fd, const struct agent_peer *peer,
 	memcpy(&type, msg, len < sizeof(type) ? len : sizeof(type));
 	/*
 	 * A RING names a ring whose create event must be in the registry, and
-	 * the agent's register call at setup before it. An APP_NAPI comes
-	 * before the program's own register call, which must find it taken.
+	 * the agent's register call at setup before it.
 	 */
-	if (type != UT_AGENT_APP_NAPI)
-		cs->drain(cs->arg);
+	cs->drain(cs->arg);
 	agent_server_handle(a, peer, msg, len, &ans);
 	if (ans.send && send_answer(fd, &ans, a->page.ro_fd))
 		agent_server_unanswered(a, &ans);
@@ -178,7 +176,6 @@ static void park(struct agent_conns *cs, int fd, struct agent_peer *peer)
 		free(c);
 		goto drop;
 	}
-	sd_event_source_set_priority(c->io, SD_EVENT_PRIORITY_NORMAL - 1);
 	cs->c[cs->n++] = c;
 	return;
 drop:
@@ -275,11 +272,10 @@ int agent_conn_start(struct ut_agent_server *a, sd_event *e, void (*drain)(void 
 		return ret;
 	}
 	/*
-	 * Before the ring buffer's events at the same wake-up (an APP_NAPI is
-	 * sent before the program's register call), but never all of the
-	 * loop: a flood of connections is rate-limited (systemd 248+).
+	 * The same priority as the control socket and the ring buffer: a flood
+	 * of connections takes its turn, never the loop (and is rate-limited,
+	 * systemd 248+).
 	 */
-	sd_event_source_set_priority(cs->listen, SD_EVENT_PRIORITY_NORMAL - 1);
 	sd_event_source_set_ratelimit(cs->listen, LISTEN_INTERVAL_US, LISTEN_BURST);
 	a->conns = cs;
 	return 0;

@@ -84,7 +84,7 @@ static int sys_holds(const struct agent_peer *p, int fd, uint64_t ino)
 	if (copy < 0) {
 		ret = -errno;
 		if (ret == -EBADF)
-			return -ESTALE;
+			return -EBADF;
 		return ret == -EPERM || ret == -EACCES ? -EPERM : -ESRCH;
 	}
 	ret = !fstat(copy, &st) && (uint64_t)st.st_ino == ino && is_io_uring(copy) ? 0 : -ESTALE;

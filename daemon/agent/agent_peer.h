@@ -35,10 +35,11 @@ struct agent_sys {
 	/* the effective uid of process @pid now; 0 or -errno */
 	int (*euid)(pid_t pid, uid_t *uid);
 	/*
-	 * @p holds, now, at @fd the file with inode @ino: 0; -ESTALE if not;
-	 * -EPERM if the kernel will not show it (no ptrace rights: Yama
-	 * ptrace_scope 3), then the caller decides on what else it knows;
-	 * -ESRCH if @p is gone.
+	 * @p holds, now, at @fd the file with inode @ino: 0; -ESTALE if
+	 * another file is there. What cannot be told: -EBADF the fd is closed
+	 * (the ring may be gone already), -EPERM the kernel will not show it
+	 * (no ptrace rights: Yama ptrace_scope 3), -ESRCH @p is exiting; the
+	 * caller then decides on what else it knows.
 	 */
 	int (*holds)(const struct agent_peer *p, int fd, uint64_t ino);
 	/* a copy of @p's pidfd to keep beside a slot (-1 if none or on error) */

@@ -335,12 +335,11 @@ static void on_app_napi(struct ut_agent_server *a, const struct agent_peer *peer
 			   "not the ring its slot holds");
 		return;
 	}
-	/* and the process holds it still (-EPERM: the kernel will not say) */
+	/* and another file is not there now (what cannot be told: as for RING) */
 	ret = a->sys->holds(peer, m->fd, m->ino);
-	if (ret && ret != -EPERM) {
-		refuse_msg(a, peer, ret == -ESRCH ? AGENT_REFUSED_PEER_GONE :
-			   AGENT_REFUSED_FOREIGN_RING, "APP_NAPI", m, "the process does not hold "
-			   "that ring");
+	if (ret == -ESTALE) {
+		refuse_msg(a, peer, AGENT_REFUSED_FOREIGN_RING, "APP_NAPI", m,
+			   "the process holds another file at that fd");
 		return;
 	}
 	/*

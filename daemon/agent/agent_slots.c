@@ -271,13 +271,18 @@ int as_try_attach(struct ut_agent_server *a, uint32_t slot)
 	if (in->fd != h->fd && h->fd >= 0)
 		log_debug("agent: slot %u: ring at fd %d, registered at fd %d", slot, in->fd,
 			  h->fd);
-	/* proof from the kernel that this very process holds it at that fd */
+	/*
+	 * The kernel shows another file at that fd: not the ring it named.
+	 * A closed fd (a short-lived ring) or a process exiting proves
+	 * nothing either way: the registry's word (BPF's create event: this
+	 * process, this inode) stands, as it does without ptrace rights.
+	 */
 	ret = a->sys->holds(&in->owner, in->fd, in->ino);
-	if (ret == -ESRCH || !a->sys->alive(&in->owner))
+	if (!a->sys->alive(&in->owner))
 		return refuse_ring(a, slot, ring, AGENT_REFUSED_PEER_GONE, "the process exited");
-	if (ret && ret != -EPERM)
+	if (ret == -ESTALE)
 		return refuse_ring(a, slot, ring, AGENT_REFUSED_FOREIGN_RING,
-				   "the process does not hold it at that fd");
+				   "the process holds another file at that fd");
 	attach(a, ring, slot);
 	return 1;
 }
@@ -293,8 +298,11 @@ void as_forget_napi(struct ut_agent_server *a, uint32_t slot)
 	in->napi_decided = false;
 	in->app_napi = true;
 	/* its register calls are the program's from now on (lifecycle_on_register()) */
-	if (ring)
-		ring->agent.app_napi = true;
+	if (!ring)
+		return;
+	ring->agent.app_napi = true;
+	/* ... and one already seen may have been too */
+	lifecycle_agent_app_napi(a->lc, ring);
 }
 
 void agent_server_app_took_over(struct ut_agent_server *a, struct ut_ring *ring)
@@ -412,6 +420,14 @@ void agent_server_ring_gone(struct ut_agent_server *a, const struct ut_ring *rin
 			as_free_slot(a, s);
 }
 
+/* the NAPI state a decision leaves, as a register event shows it */
+static bool leaves(const struct ut_napi_state *n, const struct tuner_setting *s)
+{
+	return n->enabled && s->enabled && n->busy_poll_ns / 1000 == s->busy_poll_us &&
+	       !n->prefer == !s->prefer &&
+	       n->track_mode == (s->static_ids ? UT_TRACK_STATIC : UT_TRACK_DYNAMIC);
+}
+
 bool agent_server_setup_register(struct ut_agent_server *a, struct ut_ring *ring,
 				 const struct ut_event *ev)
 {
@@ -430,6 +446,13 @@ bool agent_server_setup_register(struct ut_agent_server *a, struct ut_ring *ring
 		    !agent_id_holds(&in->owner.id, h->pid, h->start_boottime, a->hz) ||
 		    !a->sys->alive(&in->owner) || a->sys->euid(h->pid, &uid) ||
 		    uid != in->owner.id.uid)
+			continue;
+		/*
+		 * The agent's setup call leaves the decided state, or fails;
+		 * any other call is the program's own (it may come before the
+		 * RING message is read).
+		 */
+		if (!ev->ret && !leaves(&ev->napi, &in->napi_setting))
 			continue;
 		if (!ra->setup_napi_seen || (!ra->setup_napi_ret && ev->ret)) {
 			ra->setup_napi_seen = true;

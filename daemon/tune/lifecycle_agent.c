@@ -68,9 +68,16 @@ static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct u
 		 * such a sequence (static tracking: the mode, then one call per
 		 * ID) leaves the decided state. Anything else is the program's
 		 * own call through a path the agent does not see (liburing 2.5+'s
-		 * io_uring_register_napi makes the system call itself).
+		 * io_uring_register_napi makes the system call itself). One that
+		 * left it may be the program's too: its APP_NAPI may come after
+		 * the call (lifecycle_agent_app_napi()).
 		 */
-		return ev->ret || napi_is(&ev->napi, &ring->tune.want);
+		if (ev->ret)
+			return true;
+		if (!napi_is(&ev->napi, &ring->tune.want))
+			return false;
+		ring->tune.register_unclaimed = true;
+		return true;
 	}
 	agent_confirms(lc, ring, ev);
 	return true;
@@ -119,6 +126,15 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 			 strerror(-r->napi_ret));
 		lc->actions_failed++;
 	}
+}
+
+void lifecycle_agent_app_napi(struct lifecycle *lc, struct ut_ring *ring)
+{
+	if (ring->tune.managed_by != UT_MANAGED_URINGTUNE || !ring->tune.register_unclaimed)
+		return;
+	log_ring(LOG_INFO, ring, "the application registered NAPI itself (the state uringtune "
+		 "had decided): it manages this ring");
+	lifecycle_app_took_over(lc, ring);
 }
 
 void lifecycle_agent_settle(struct lifecycle *lc, struct ut_ring *ring)

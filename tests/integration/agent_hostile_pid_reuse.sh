@@ -26,17 +26,20 @@ start_daemon mode=tune include_comm="ringhold agent_hostile"
 
 log "a HELLO, then RING + APP_NAPI queued by a process that exits"
 coproc ATTACK { exec "${NOBODY[@]}" "${HOSTILE[@]}" reuse --fd 3 --ino 0; }
-BG_PIDS+=("$ATTACK_PID")
-read -r line <&"${ATTACK[0]}"
+cpid=$ATTACK_PID
+BG_PIDS+=("$cpid")
+# bash forgets a coproc's fds (and pid) once it exits: keep copies
+exec {ain}<&"${ATTACK[0]}" {aout}>&"${ATTACK[1]}"
+read -r line <&"$ain"
 echo "$line"
 apid=$(field pid "$line")
 [ "$(field status "$line")" = 0 ] || fail "the attacker's HELLO was not answered: $line"
 bg "${NOBODY[@]}" "${HOSTILE[@]}" silent --count 60 --hold 60 >"$T/silent.out"
 wait_line "$T/silent.out" '^silent connected='
-echo go >&"${ATTACK[1]}"
-read -r line <&"${ATTACK[0]}"
+echo go >&"$aout"
+read -r line <&"$ain"
 echo "$line"
-wait "$ATTACK_PID" 2>/dev/null || true
+wait "$cpid" 2>/dev/null || true
 kill -0 "$apid" 2>/dev/null && fail "the attacker $apid is still there"
 
 log "a root process takes pid $apid and holds a ring at fd 3"
@@ -63,15 +66,19 @@ kill_bg
 
 log "a HELLO whose process exits; its pid's next process registers NAPI itself"
 start_daemon mode=tune include_comm="ringhold agent_hostile"
+exec {ain}<&- {aout}>&-
 coproc ATTACK { exec "${NOBODY[@]}" "${HOSTILE[@]}" reuse; }
-BG_PIDS+=("$ATTACK_PID")
-read -r line <&"${ATTACK[0]}"
+cpid=$ATTACK_PID
+BG_PIDS+=("$cpid")
+exec {ain}<&"${ATTACK[0]}" {aout}>&"${ATTACK[1]}"
+read -r line <&"$ain"
 echo "$line"
 apid=$(field pid "$line")
 [ "$(field status "$line")" = 0 ] || fail "the attacker's HELLO was not answered: $line"
 # no RING: end of input, it exits
 eval "exec ${ATTACK[1]}>&-"
-wait "$ATTACK_PID" 2>/dev/null || true
+exec {aout}>&-
+wait "$cpid" 2>/dev/null || true
 spawn_at_pid "$apid" "$B/ringhold" --flags defer-taskrun --napi-busy-poll-us 20 \
 	--hold 120 >"$T/root2.out" || skip "could not land a process on pid $apid"
 wait_line "$T/root2.out" '^ready'

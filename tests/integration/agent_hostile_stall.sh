@@ -11,7 +11,7 @@
 
 chmod 0711 "$T"
 start_daemon mode=tune
-bg "${NOBODY[@]}" "${HOSTILE[@]}" silent --count 60 --hold 40 >"$T/silent.out"
+bg "${NOBODY[@]}" "${HOSTILE[@]}" silent --count 60 --again --hold 40 >"$T/silent.out"
 wait_line "$T/silent.out" '^silent connected=60'
 sleep 0.5
 

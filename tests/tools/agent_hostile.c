@@ -41,6 +41,7 @@ struct opts {
 	gid_t gid;
 	unsigned int slot;	/* steal: the slot to name */
 	long long pid;		/* peek: the pid to look for */
+	bool again;		/* silent: open again what the daemon closes */
 };
 
 static uint64_t now_us(void)
@@ -227,8 +228,8 @@ static int cmd_hello(const struct opts *o)
 }
 
 /*
- * Connections that never say anything: --count of them, each one the
- * daemon closes opened again at once, until --hold runs out.
+ * Connections that never say anything: --count of them, held until --hold
+ * runs out; with --again each one the daemon closes is opened again at once.
  */
 static int cmd_silent(const struct opts *o)
 {
@@ -250,6 +251,9 @@ static int cmd_silent(const struct opts *o)
 				continue;
 			if (pfd[i].fd >= 0)
 				close(pfd[i].fd);
+			pfd[i].fd = -1;
+			if (!o->again)
+				continue;
 			pfd[i].fd = agent_wire_connect(o->socket);
 			pfd[i].revents = 0;
 			again++;
@@ -402,7 +406,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --socket PATH flood|hello|silent|reuse|announce|inherit|steal|peek\n"
 		"           [--count N] [--hold SECONDS] [--fd FD] [--ino INODE]\n"
-		"           [--uid UID --gid GID] [--slot N] [--pid PID]\n");
+		"           [--uid UID --gid GID] [--slot N] [--pid PID] [--again]\n");
 }
 
 int main(int argc, char **argv)
@@ -417,6 +421,7 @@ int main(int argc, char **argv)
 		{ "gid", required_argument, NULL, 'g' },
 		{ "slot", required_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
+		{ "again", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .socket = UT_AGENT_SOCKET, .count = 1, .fd = -1, .ino = -1,
@@ -435,6 +440,7 @@ int main(int argc, char **argv)
 		case 'g': o.gid = strtoul(optarg, NULL, 10); break;
 		case 'S': o.slot = strtoul(optarg, NULL, 10); break;
 		case 'p': o.pid = strtoll(optarg, NULL, 10); break;
+		case 'a': o.again = true; break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

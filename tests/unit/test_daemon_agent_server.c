@@ -509,6 +509,78 @@ UT_TEST(app_napi_only_from_the_owner)
 	UT_ASSERT_EQ_INT(as.app_took_over, 1);
 }
 
+/* the program's own register call seen before its APP_NAPI, or after it */
+UT_TEST(app_napi_and_register_in_either_order)
+{
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	for (int order = 0; order < 2; order++) {
+		setup();
+		pr = spawn(100, 1000, 50, &peers[0]);
+		hello(&peers[0], &a);
+		ring = ring_created(pr, 0xa0, 5, 777, DT);
+		hold_ring(pr, 5, 777);
+		ev.ret = 0;
+		ev.napi.enabled = 1;
+		ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
+		ev.napi.track_mode = UT_TRACK_DYNAMIC;
+		lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev));
+		ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+		UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+		/* the program registers the very state uringtune decided, itself */
+		if (order == 0) {
+			UT_ASSERT(!lifecycle_on_register(&lc, ring, &ev, false));
+			UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+			ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+		} else {
+			ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+			UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+			UT_ASSERT(lifecycle_on_register(&lc, ring, &ev, false));
+		}
+		UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	}
+	/* an APP_NAPI alone (no register call of the program's): nothing changes hands */
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev));
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+}
+
+/* the agent's setup call, then the program's own, both seen before the RING is read */
+UT_TEST(program_call_during_setup)
+{
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	ev.napi.enabled = 1;
+	ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
+	ev.napi.track_mode = UT_TRACK_DYNAMIC;
+	UT_ASSERT(!lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev)));
+	ev.napi.busy_poll_ns = 20000;
+	UT_ASSERT(!agent_server_setup_register(&as, ring, &ev));
+	UT_ASSERT(lifecycle_on_register(&lc, ring, &ev, false));
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(ring->agent.via);
+	UT_ASSERT(ring->agent.setup_napi_seen);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+}
+
 UT_TEST(malformed_and_ping)
 {
 	struct agent_answer a;
@@ -560,6 +632,8 @@ int main(void)
 	ut_run("one_slot_per_ring", one_slot_per_ring);
 	ut_run("quotas", quotas);
 	ut_run("app_napi_only_from_the_owner", app_napi_only_from_the_owner);
+	ut_run("app_napi_and_register_in_either_order", app_napi_and_register_in_either_order);
+	ut_run("program_call_during_setup", program_call_during_setup);
 	ut_run("malformed_and_ping", malformed_and_ping);
 	ut_run("unanswered_hello_frees_its_slot", unanswered_hello_frees_its_slot);
 	if (as.info)
