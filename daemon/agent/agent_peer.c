@@ -140,7 +140,6 @@ const struct agent_sys agent_sys_kernel = {
 	.dup_pidfd = sys_dup_pidfd,
 	.comm = sys_comm,
 	.token = sys_token,
-	.hz = 0,	/* agent_server_init() reads sysconf(_SC_CLK_TCK) */
 };
 
 /* the process that connected, as a pidfd: exact from 6.5, else the pid's process now */

@@ -48,8 +48,6 @@ struct agent_sys {
 	void (*comm)(pid_t pid, char *comm, size_t len);
 	/* a new slot token: random, never 0 */
 	uint64_t (*token)(void);
-	/* clock ticks per second, for start times */
-	long hz;
 };
 
 extern const struct agent_sys agent_sys_kernel;

@@ -129,6 +129,12 @@ void agent_server_init(struct ut_agent_server *a, struct ut_registry *reg, struc
  * after the first sweep: slots a previous run left are matched to rings.
  */
 void agent_server_open(struct ut_agent_server *a);
+/*
+ * No socket, a page in memory: for driving agent_server_handle() directly
+ * (unit tests, the fuzz target), with a->sys set to a fake first if need
+ * be. 0 or -ENOMEM.
+ */
+int agent_server_open_mem(struct ut_agent_server *a);
 void agent_server_close(struct ut_agent_server *a);
 
 /* the "agent" tune backend: decisions written to the ring's slot (apply NULL: no page) */

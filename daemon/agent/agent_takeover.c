@@ -63,6 +63,16 @@ void agent_server_open(struct ut_agent_server *a)
 		log_info("agent socket %s: answering liburingtune-agent.so", cfg->socket_path);
 }
 
+int agent_server_open_mem(struct ut_agent_server *a)
+{
+	if (alloc_info(a) || agent_page_mem(&a->page, a->lc->self_pid)) {
+		free(a->info);
+		a->info = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 void agent_server_close(struct ut_agent_server *a)
 {
 	agent_conn_stop(a);

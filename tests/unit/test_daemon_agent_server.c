@@ -106,7 +106,7 @@ static uint64_t f_token(void)
 
 static const struct agent_sys fake_sys = {
 	.alive = f_alive, .euid = f_euid, .holds = f_holds, .dup_pidfd = f_dup,
-	.comm = f_comm, .token = f_token, .hz = HZ,
+	.comm = f_comm, .token = f_token,
 };
 
 /* a process (and the peer it would be on the socket: its own pidfd) */
@@ -183,12 +183,7 @@ static void setup(void)
 	agent_server_init(&as, &reg, &lc, &cfg);
 	as.sys = &fake_sys;
 	as.hz = HZ;
-	as.info = calloc(UT_AGENT_PAGE_SLOTS, sizeof(*as.info));
-	for (uint32_t s = 0; s < UT_AGENT_PAGE_SLOTS; s++) {
-		as.info[s].owner.pidfd = -1;
-		as.info[s].fd = -1;
-	}
-	agent_page_mem(&as.page, 1);
+	agent_server_open_mem(&as);
 	agent_server_backend(&as, &lc.agent);
 }
 
