@@ -106,6 +106,8 @@ TOOLS		+= $(BUILD)/nopbench
 TOOLS		+= $(BUILD)/iopoll_load
 # a ring through each of the agent's entry points (and liburing 2.5's, from a stand-in)
 TOOLS		+= $(BUILD)/ringentry
+# a peer of the agent socket that is not an agent (tests/integration/agent_hostile_*.sh)
+TOOLS		+= $(BUILD)/agent_hostile
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -145,6 +147,10 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(CFLAGS) $(INC) -MMD -MP -c $< -o $@
+
+# include paths and flags live here: a changed Makefile rebuilds every object
+# (dependency files name headers by path, and a moved header is not seen)
+$(COMMON_OBJS) $(DAEMON_OBJS) $(CLI_OBJS) $(AGENT_OBJS) $(UNIT_SRCS:%.c=$(BUILD)/%.o): Makefile
 
 # the daemon's objects that include skeletons must wait for them
 $(DAEMON_OBJS): $(BPF_SKELS)
@@ -186,6 +192,10 @@ $(BUILD)/ringentry: $(BUILD)/tests/tools/ringentry.o $(BUILD)/tests/tools/tool.o
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $(filter %.o,$^) -L$(BUILD) -lut_uring25 -Wl,-rpath,'$$ORIGIN' \
 		$(LIBS_URING)
+
+$(BUILD)/agent_hostile: $(BUILD)/tests/tools/agent_hostile.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^
 
 # the service manager's end of NOTIFY_SOCKET, for tests: libc only
 $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o

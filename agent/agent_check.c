@@ -218,25 +218,12 @@ bool agent_slot_copy(const struct ut_agent_slot *src, struct ut_agent_slot *dst)
 	return false;
 }
 
-enum agent_slot_verdict agent_slot_check(const struct ut_agent_slot *s, __s32 pid, int fd,
-					 __u64 ino, const char **why)
+enum agent_slot_verdict agent_slot_check(const struct ut_agent_slot *s, __u64 token,
+					 const char **why)
 {
-	bool unannounced = s->fd == -1 && s->ino == 0;
-
-	if (s->pid != pid) {
-		*why = "slot belongs to another process";
+	if (!token || s->token != token) {
+		*why = "slot no longer ours (freed, or handed to another ring)";
 		return AGENT_SLOT_FOREIGN;
-	}
-	if (fd < 0) {
-		if (!unannounced) {
-			*why = "slot already holds an announced ring";
-			return AGENT_SLOT_FOREIGN;
-		}
-	} else if (s->fd != fd || s->ino != ino) {
-		if (!unannounced) {
-			*why = "slot holds another ring (fd or inode differ)";
-			return AGENT_SLOT_FOREIGN;
-		}
 	}
 	if (s->flags & UT_SLOT_NAPI) {
 		if (s->napi_enabled > 1 || s->prefer_busy_poll > 1 || s->static_ids > 1) {
@@ -256,10 +243,6 @@ enum agent_slot_verdict agent_slot_check(const struct ut_agent_slot *s, __s32 pi
 			*why = "static tracking without ids";
 			return AGENT_SLOT_INVALID;
 		}
-	}
-	if (fd >= 0 && unannounced) {
-		*why = "ring not announced to the daemon yet";
-		return AGENT_SLOT_UNANNOUNCED;
 	}
 	*why = "";
 	return AGENT_SLOT_OK;

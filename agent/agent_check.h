@@ -52,20 +52,19 @@ bool agent_slot_copy(const struct ut_agent_slot *src, struct ut_agent_slot *dst)
 
 enum agent_slot_verdict {
 	AGENT_SLOT_OK = 0,	/* this ring's decision, well formed */
-	AGENT_SLOT_UNANNOUNCED,	/* ours, the RING message not taken yet (fd -1, ino 0) */
-	AGENT_SLOT_FOREIGN,	/* another process's or ring's: the daemon gave it away */
+	AGENT_SLOT_FOREIGN,	/* not the token we were handed: freed, or given to another ring */
 	AGENT_SLOT_INVALID,	/* ours, but fields out of range: not a decision */
 };
 
 /*
- * Judge a consistent copy of a slot for the ring (@pid, @fd, @ino). Before
- * the ring is announced pass @fd -1, @ino 0: then only an unannounced slot of
- * @pid is OK. After, the slot must carry the ring's fd and inode (or still be
- * unannounced). The NAPI fields are checked when UT_SLOT_NAPI says they are
- * live. @why: a static reason for anything but OK.
+ * Judge a consistent copy of a slot for the ring the daemon handed it to
+ * with @token (never 0: a 0 token is no slot at all). Which ring that is
+ * the agent keeps itself (fd and inode, checked with fstat before it acts):
+ * the page names no ring. The NAPI fields are checked when UT_SLOT_NAPI
+ * says they are live. @why: a static reason for anything but OK.
  */
-enum agent_slot_verdict agent_slot_check(const struct ut_agent_slot *s, __s32 pid, int fd,
-					 __u64 ino, const char **why);
+enum agent_slot_verdict agent_slot_check(const struct ut_agent_slot *s, __u64 token,
+					 const char **why);
 
 /*
  * The setup flags to use for a ring whose program asked for @prog_flags,

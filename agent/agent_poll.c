@@ -68,14 +68,12 @@ static void rings_scan_locked(int fd)
 	unsigned int i, npending = 0;
 	struct ut_agent_slot s;
 	const char *why;
-	__s32 pid;
 	__u64 gen;
 
 	if (!pg)
 		return;
 	/* pairs with the daemon's gen++ after its slot writes */
 	gen = __atomic_load_n(&pg->gen, __ATOMIC_ACQUIRE);
-	pid = getpid();
 	for (i = 0; i < AGENT_PENDING_FDS; i++)
 		__atomic_store_n(&agent_state.pending_fd[i], 0, __ATOMIC_RELAXED);
 
@@ -88,10 +86,10 @@ static void rings_scan_locked(int fd)
 		/* a slot the daemon keeps rewriting: its gen++ will bring us back */
 		if (!agent_slot_copy(&pg->slots[r->slot], &s))
 			continue;
-		v = agent_slot_check(&s, pid, r->fd, r->ino, &why);
+		v = agent_slot_check(&s, r->token, &why);
 		if (v == AGENT_SLOT_FOREIGN) {
 			agent_debug("pid %d ring fd %d: slot %u: %s; no longer managed",
-				    (int)pid, r->fd, r->slot, why);
+				    (int)getpid(), r->fd, r->slot, why);
 			agent_rings_free_locked(i);
 			continue;
 		}

@@ -132,6 +132,7 @@ bool agent_rings_app_napi(int fd, struct ut_agent_ring *msg)
 		msg->type = UT_AGENT_APP_NAPI;
 		msg->version = UT_AGENT_PROTO_VERSION;
 		msg->slot = r->slot;
+		msg->token = r->token;
 		msg->fd = r->fd;
 		msg->ino = r->ino;
 		msg->setup_flags = r->setup_flags;

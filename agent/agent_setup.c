@@ -65,10 +65,10 @@ static void why_text(char *dst, size_t len, const char *src)
  * HELLO, then the page and this ring's slot. 0 if the daemon answered (the
  * decision, if any, in c->decision); else -errno.
  *
- * Only a slot of a page the agent understands, this process's and not yet
- * announced, is this ring's: then the daemon hears how the setup went. A
- * rejected page or someone else's slot gets no RING message at all: for
- * the daemon, as for the ring, the agent was not there.
+ * Only a slot of a page the agent understands, holding the token of the
+ * reply, is this ring's: then the daemon hears how the setup went. A
+ * rejected page or a slot with another token gets no RING message at all:
+ * for the daemon, as for the ring, the agent was not there.
  */
 static int ask_daemon(struct setup_ctx *c)
 {
@@ -101,7 +101,7 @@ static int ask_daemon(struct setup_ctx *c)
 		c->no = "slot kept changing";
 		return 0;
 	}
-	v = agent_slot_check(&c->slot, c->pid, -1, 0, &c->no);
+	v = agent_slot_check(&c->slot, c->reply.token, &c->no);
 	/* fields out of range: not a decision, but the slot is ours */
 	c->ours = v == AGENT_SLOT_OK || v == AGENT_SLOT_INVALID;
 	if (v == AGENT_SLOT_OK)
@@ -149,6 +149,7 @@ static void keep_record(struct setup_ctx *c)
 	rec.fd = c->fd;
 	rec.ino = c->ino;
 	rec.slot = c->reply.slot;
+	rec.token = c->reply.token;
 	/* the decision seen now is dealt with (applied, or not the agent's to apply) */
 	rec.applied_napi_gen = c->decision ? c->decision->napi_gen : 0;
 	rec.setup_flags = c->flags;
@@ -169,6 +170,7 @@ static void announce(const struct setup_ctx *c)
 	msg.type = UT_AGENT_RING;
 	msg.version = UT_AGENT_PROTO_VERSION;
 	msg.slot = c->reply.slot;
+	msg.token = c->reply.token;
 	msg.fd = c->fd >= 0 ? c->fd : -1;
 	msg.ino = c->ino;
 	msg.setup_flags = c->flags;
@@ -239,9 +241,12 @@ int agent_setup(struct agent_setup *su)
 	if (ret) {
 		agent_rings_release(c.idx);
 		c.fd = su->call(su, su->prog_flags);
+		/* a refusal (quota, no page) comes with the daemon's reason */
+		why_text(c.why, sizeof(c.why), c.reply.why);
 		agent_debug("pid %d ring fd %d: flags 0x%x unchanged: "
-			    "no usable daemon answer at %s (%s)", (int)c.pid, c.fd, su->prog_flags,
-			    c.env->socket_path, agent_errname(ret));
+			    "no usable daemon answer at %s (%s)%s%s", (int)c.pid, c.fd,
+			    su->prog_flags, c.env->socket_path, agent_errname(ret),
+			    c.why[0] ? ": " : "", c.why);
 		goto out;
 	}
 	set_up(&c);

@@ -53,6 +53,7 @@ struct agent_ring_rec {
 	int fd;
 	__u64 ino;			/* the ring file's inode: proves the fd still holds it */
 	__u32 slot;			/* in the page of @epoch */
+	__u64 token;			/* the slot's while it is this ring's (the daemon's reply) */
 	__u32 applied_napi_gen;		/* the slot's napi_gen last applied (or refused) */
 	__u32 setup_flags;		/* as the kernel got them */
 	unsigned int epoch;		/* agent_page_adopt()'s */

@@ -13,6 +13,7 @@
 
 #include <systemd/sd-daemon.h>
 
+#include "agent_conn.h"
 #include "control_server.h"
 #include "export.h"
 #include "log.h"
@@ -72,15 +73,10 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	return 0;
 }
 
-static int on_agent(sd_event_source *s, int fd, uint32_t revents, void *arg)
+/* the agent socket's messages may name rings whose events are still queued */
+static void drain_events(void *arg)
 {
-	struct loop *l = arg;
-
-	(void)s, (void)fd, (void)revents;
-	/* a RING message names a ring whose create event must be in first */
-	daemon_events(l->d);
-	agent_server_serve_one(&l->d->agent);
-	return 0;
+	daemon_events(arg);
 }
 
 static int on_stop(sd_event_source *s, const struct signalfd_siginfo *si, void *arg)
@@ -131,8 +127,7 @@ int loop_run(struct loop *l)
 	    (ret = sd_event_add_time_relative(l->event, &l->tick, CLOCK_MONOTONIC,
 					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)
 		goto out;
-	if (d->agent.listen_fd >= 0 &&
-	    (ret = sd_event_add_io(l->event, NULL, d->agent.listen_fd, EPOLLIN, on_agent, l)) < 0)
+	if ((ret = agent_conn_start(&d->agent, l->event, drain_events, d)) < 0)
 		goto out;
 
 	/* BPF is attached and the journal settled (main()): ready */
@@ -158,6 +153,7 @@ int loop_run(struct loop *l)
 out:
 	control_server_stop(l->control);
 	l->control = NULL;
+	agent_conn_stop(&d->agent);
 	sd_event_source_unref(l->tick);
 	l->event = sd_event_unref(l->event);
 	return ret;

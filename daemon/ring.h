@@ -70,6 +70,12 @@ struct ring_tune {
 
 	/* a backend that applies later (the agent): the decision on its way */
 	bool pending;			/* published, not yet seen applied */
+	/*
+	 * A register call of its process, with no decision pending, that left
+	 * the decided state: the agent's (the rest of a sequence) or the
+	 * program's own; the program's APP_NAPI says which.
+	 */
+	bool register_unclaimed;
 	uint64_t published_ns;
 	struct tuner_setting want;	/* the last decision published */
 };
@@ -78,6 +84,10 @@ struct ring_tune {
 struct ring_agent {
 	bool via;			/* set up through an agent */
 	uint32_t slot;			/* its slot in the policy page */
+	bool app_napi;			/* its program said it registers NAPI itself */
+	/* a register call of its process while its agent set it up (BPF) */
+	bool setup_napi_seen;
+	int setup_napi_ret;		/* the first failing one's result, else 0 */
 };
 
 struct ut_ring {

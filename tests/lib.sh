@@ -239,3 +239,32 @@ kill_bg() {
 	wait "${BG_PIDS[@]}" 2>/dev/null || true
 	BG_PIDS=()
 }
+
+# NOBODY CMD...: run CMD as an unprivileged user (an array, like AGENT_EXEC)
+NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+
+# HOSTILE ARGS...: tests/tools/agent_hostile against this test's agent socket
+HOSTILE=("$B/agent_hostile" --socket "$AGENT_SOCK")
+
+# spawn_at_pid PID CMD...: CMD in the background as process PID, through the
+# init namespace's ns_last_pid (PID must be free); fails after 50 misses
+spawn_at_pid() {
+	local want=$1 i
+	shift
+	for i in $(seq 50); do
+		echo $((want - 1)) >/proc/sys/kernel/ns_last_pid
+		"$@" &
+		if [ "$!" = "$want" ]; then
+			BG_PIDS+=($!)
+			return 0
+		fi
+		kill -KILL $! 2>/dev/null || true
+		wait $! 2>/dev/null || true
+	done
+	return 1
+}
+
+# agent_backlog: connections queued on the agent socket, not yet accepted
+agent_backlog() {
+	ss -xlH src "$AGENT_SOCK" | awk '{ print $3 }'
+}

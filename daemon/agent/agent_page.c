@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The policy page: slots under a sequence lock, the file that holds them. */
+/* The policy page: slots under a sequence lock; the page and owners files that hold them. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -39,8 +39,6 @@ void agent_page_init(struct ut_agent_page *pg, uint32_t nslots, pid_t self)
 	pg->size = UT_AGENT_PAGE_SIZE(nslots);
 	pg->nslots = nslots;
 	pg->daemon_pid = self;
-	for (uint32_t i = 0; i < nslots; i++)
-		pg->slots[i].fd = -1;
 }
 
 bool agent_page_usable(const struct ut_agent_page *pg, size_t size)
@@ -50,17 +48,29 @@ bool agent_page_usable(const struct ut_agent_page *pg, size_t size)
 	       pg->size == size && pg->nslots == UT_AGENT_PAGE_SLOTS;
 }
 
-int agent_slot_alloc(struct ut_agent_page *pg, pid_t pid)
+bool agent_owners_usable(const struct agent_owners *own, size_t size, uint32_t nslots)
+{
+	return size == AGENT_OWNERS_SIZE(nslots) && own->magic == AGENT_OWNERS_MAGIC &&
+	       own->version == AGENT_OWNERS_VERSION && own->nslots == nslots;
+}
+
+static void owners_init(struct agent_owners *own, uint32_t nslots)
+{
+	memset(own, 0, AGENT_OWNERS_SIZE(nslots));
+	own->magic = AGENT_OWNERS_MAGIC;
+	own->version = AGENT_OWNERS_VERSION;
+	own->nslots = nslots;
+}
+
+int agent_slot_alloc(struct ut_agent_page *pg, uint64_t token)
 {
 	for (uint32_t i = 0; i < pg->nslots; i++) {
 		struct ut_agent_slot *s = &pg->slots[i];
 
-		if (s->pid)
+		if (s->token)
 			continue;
 		write_begin(s);
-		s->pid = pid;
-		s->fd = -1;
-		s->ino = 0;
+		s->token = token;
 		s->flags = 0;
 		s->napi_enabled = 0;
 		s->busy_poll_us = 0;
@@ -83,20 +93,8 @@ void agent_slot_free(struct ut_agent_page *pg, uint32_t idx)
 		return;
 	s = &pg->slots[idx];
 	write_begin(s);
-	s->pid = 0;
-	s->fd = -1;
-	s->ino = 0;
+	s->token = 0;
 	s->flags = 0;
-	write_end(pg, s);
-}
-
-void agent_slot_set_ring(struct ut_agent_page *pg, uint32_t idx, int fd, uint64_t ino)
-{
-	struct ut_agent_slot *s = &pg->slots[idx];
-
-	write_begin(s);
-	s->fd = fd;
-	s->ino = ino;
 	write_end(pg, s);
 }
 
@@ -135,90 +133,168 @@ void agent_slot_read(const struct ut_agent_page *pg, uint32_t idx, struct ut_age
 	*out = pg->slots[idx];
 }
 
-/* the existing file, if this build can take it over; else -errno */
-static int reuse(struct agent_page *ap, int fd)
+void agent_owner_set(struct agent_page *ap, uint32_t idx, const struct agent_owner_rec *r)
 {
-	struct stat st;
-	void *p;
+	struct agent_owner_rec *o;
 
-	if (fstat(fd, &st))
-		return -errno;
-	if (!S_ISREG(st.st_mode) || (size_t)st.st_size != UT_AGENT_PAGE_SIZE(UT_AGENT_PAGE_SLOTS))
-		return -EINVAL;
-	p = mmap(NULL, st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	if (!agent_page_usable(p, st.st_size)) {
-		munmap(p, st.st_size);
-		return -EINVAL;
-	}
-	ap->pg = p;
-	ap->size = st.st_size;
-	return 0;
+	if (!ap->own || idx >= ap->own->nslots)
+		return;
+	o = &ap->own->recs[idx];
+	/*
+	 * The token last (and gone first): a daemon killed half-way leaves a
+	 * record whose token is not its slot's, which the next run ignores.
+	 */
+	__atomic_store_n(&o->token, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	o->pid = r->pid;
+	o->uid = r->uid;
+	o->start_ticks = r->start_ticks;
+	o->fd = r->fd;
+	o->ino = r->ino;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&o->token, r->token, __ATOMIC_RELAXED);
 }
 
-/* a new file beside @path, renamed over it once complete */
-static int create(struct agent_page *ap, const char *path, pid_t self)
+/* @path mapped read-write if it is a file of @size that @usable accepts; else NULL */
+static void *map_existing(const char *path, size_t size,
+			  bool (*usable)(const void *map, size_t size))
 {
-	size_t size = UT_AGENT_PAGE_SIZE(UT_AGENT_PAGE_SLOTS);
+	struct stat st;
+	void *p = NULL;
+	int fd;
+
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (size_t)st.st_size != size)
+		goto out;
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		p = NULL;
+		goto out;
+	}
+	if (!usable(p, size)) {
+		munmap(p, size);
+		p = NULL;
+		goto out;
+	}
+	/* agents get the page as a reply's fd, never by its name */
+	if (st.st_mode & 077)
+		fchmod(fd, 0600);
+out:
+	close(fd);
+	return p;
+}
+
+/* a new file of @size at @path (mode 0600), @init'ed, then renamed over it; or NULL */
+static void *map_new(const char *path, size_t size, void (*init)(void *map, void *arg),
+		     void *arg, int *err)
+{
 	struct atomic_file af;
 	void *p;
-	int ret;
 
-	ret = atomic_file_open(&af, path, NULL, 0644);
-	if (ret)
-		return ret;
+	*err = atomic_file_open(&af, path, NULL, 0600);
+	if (*err)
+		return NULL;
 	if (ftruncate(af.fd, size)) {
-		ret = -errno;
+		*err = -errno;
 		goto fail;
 	}
 	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, af.fd, 0);
 	if (p == MAP_FAILED) {
-		ret = -errno;
+		*err = -errno;
 		goto fail;
 	}
-	agent_page_init(p, UT_AGENT_PAGE_SLOTS, self);
+	init(p, arg);
 	/* no fsync: the page is live state (in /run), not a record; the mapping outlives the fd */
-	ret = atomic_file_commit(&af, 0);
-	if (ret) {
+	*err = atomic_file_commit(&af, 0);
+	if (*err) {
 		munmap(p, size);
-		return ret;
+		return NULL;
 	}
-	ap->pg = p;
-	ap->size = size;
-	return 0;
+	return p;
 fail:
 	atomic_file_abort(&af);
-	return ret;
+	return NULL;
+}
+
+static bool page_ok(const void *map, size_t size)
+{
+	return agent_page_usable(map, size);
+}
+
+static bool owners_ok(const void *map, size_t size)
+{
+	return agent_owners_usable(map, size, UT_AGENT_PAGE_SLOTS);
+}
+
+static void page_new(void *map, void *arg)
+{
+	agent_page_init(map, UT_AGENT_PAGE_SLOTS, *(pid_t *)arg);
+}
+
+static void owners_new(void *map, void *arg)
+{
+	(void)arg;
+	owners_init(map, UT_AGENT_PAGE_SLOTS);
+}
+
+/* the page, then its owners file: each taken over if valid, else made anew */
+static int map_both(struct agent_page *ap, const char *own_path, pid_t self, char *err,
+		    size_t errlen)
+{
+	size_t size = UT_AGENT_PAGE_SIZE(UT_AGENT_PAGE_SLOTS);
+	size_t own_size = AGENT_OWNERS_SIZE(UT_AGENT_PAGE_SLOTS);
+	int ret = 0;
+
+	ap->pg = map_existing(ap->path, size, page_ok);
+	ap->reused = ap->pg != NULL;
+	if (!ap->pg)
+		ap->pg = map_new(ap->path, size, page_new, &self, &ret);
+	if (!ap->pg) {
+		snprintf(err, errlen, "agent page %s: cannot create it: %s", ap->path,
+			 strerror(-ret));
+		return ret;
+	}
+	ap->size = size;
+	/* a new page's slots are all free: an old owners file says nothing of them */
+	ap->own = ap->reused ? map_existing(own_path, own_size, owners_ok) : NULL;
+	ap->owners_reused = ap->own != NULL;
+	if (!ap->own)
+		ap->own = map_new(own_path, own_size, owners_new, NULL, &ret);
+	if (!ap->own) {
+		snprintf(err, errlen, "agent page %s: cannot create it: %s", own_path,
+			 strerror(-ret));
+		return ret;
+	}
+	ap->own_size = own_size;
+	return 0;
 }
 
 int agent_page_open(struct agent_page *ap, const char *path, pid_t self, char *err,
 		    size_t errlen)
 {
-	int fd, ret;
+	char own_path[PATH_MAX];
+	int ret;
 
 	memset(ap, 0, sizeof(*ap));
 	ap->ro_fd = -1;
 	snprintf(ap->path, sizeof(ap->path), "%s", path);
+	if ((size_t)snprintf(own_path, sizeof(own_path), "%s.owners", path) >= sizeof(own_path)) {
+		snprintf(err, errlen, "agent page %s: path too long for %s.owners beside it",
+			 path, path);
+		return -ENAMETOOLONG;
+	}
 	ret = mkdir_parents(path);
 	if (ret) {
 		snprintf(err, errlen, "agent page %s: cannot create its directory: %s", path,
 			 strerror(-ret));
 		return ret;
 	}
-	fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-	if (fd >= 0) {
-		ret = reuse(ap, fd);
-		close(fd);
-		ap->reused = !ret;
-	}
-	if (!ap->pg) {
-		ret = create(ap, path, self);
-		if (ret) {
-			snprintf(err, errlen, "agent page %s: cannot create it: %s", path,
-				 strerror(-ret));
-			return ret;
-		}
+	ret = map_both(ap, own_path, self, err, errlen);
+	if (ret) {
+		agent_page_close(ap);
+		return ret;
 	}
 	ap->pg->daemon_pid = self;
 	/* what agents get: a read-only open of the same file */
@@ -232,12 +308,40 @@ int agent_page_open(struct agent_page *ap, const char *path, pid_t self, char *e
 	return 0;
 }
 
+int agent_page_mem(struct agent_page *ap, pid_t self)
+{
+	memset(ap, 0, sizeof(*ap));
+	ap->ro_fd = -1;
+	ap->in_memory = true;
+	ap->size = UT_AGENT_PAGE_SIZE(UT_AGENT_PAGE_SLOTS);
+	ap->own_size = AGENT_OWNERS_SIZE(UT_AGENT_PAGE_SLOTS);
+	ap->pg = calloc(1, ap->size);
+	ap->own = calloc(1, ap->own_size);
+	if (!ap->pg || !ap->own) {
+		agent_page_close(ap);
+		return -ENOMEM;
+	}
+	agent_page_init(ap->pg, UT_AGENT_PAGE_SLOTS, self);
+	owners_init(ap->own, UT_AGENT_PAGE_SLOTS);
+	return 0;
+}
+
 void agent_page_close(struct agent_page *ap)
 {
 	if (ap->pg) {
 		ap->pg->daemon_pid = 0;
-		munmap(ap->pg, ap->size);
+		if (ap->in_memory)
+			free(ap->pg);
+		else
+			munmap(ap->pg, ap->size);
 		ap->pg = NULL;
+	}
+	if (ap->own) {
+		if (ap->in_memory)
+			free(ap->own);
+		else
+			munmap(ap->own, ap->own_size);
+		ap->own = NULL;
 	}
 	if (ap->ro_fd >= 0)
 		close(ap->ro_fd);

@@ -1,15 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The agent socket: one message per connection (HELLO, PING, RING, APP_NAPI). */
+/*
+ * The agent socket's messages (HELLO, PING, RING, APP_NAPI), one per
+ * connection, from a peer whose identity the kernel gave (agent_peer.c).
+ * No socket here (agent_conn.c has them): agent_server_handle() takes the
+ * bytes and returns the answer, so tests and the fuzz target drive it.
+ *
+ * Nothing a message says is believed of anyone but its sender, and of the
+ * sender only what cannot hurt others: a slot is acted on only for the
+ * process it was handed to, while that process lives; a ring only if that
+ * process holds it (agent_slots.c); what the agent reports of its setup is
+ * shown, never decided on.
+ */
 #include <errno.h>
-#include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/time.h>
-#include <sys/un.h>
-#include <unistd.h>
 
 #include "abi_names.h"
 #include "agent_policy.h"
@@ -19,68 +24,94 @@
 #include "log.h"
 #include "setup_flags.h"
 
-/* an agent sends at once after connecting: never wait long for it */
-#define AGENT_RECV_TIMEOUT_US	100000
+const char *const agent_refusal_names[] = {
+	[AGENT_REFUSED_NO_PAGE] = "no_page",
+	[AGENT_REFUSED_PAGE_FULL] = "page_full",
+	[AGENT_REFUSED_QUOTA_SLOTS] = "quota_slots",
+	[AGENT_REFUSED_QUOTA_PENDING] = "quota_pending",
+	[AGENT_REFUSED_CONNS] = "connections",
+	[AGENT_REFUSED_TIMEOUT] = "timeout",
+	[AGENT_REFUSED_PEER_GONE] = "peer_gone",
+	[AGENT_REFUSED_NOT_OWNER] = "not_owner",
+	[AGENT_REFUSED_FOREIGN_RING] = "foreign_ring",
+	[AGENT_REFUSED_INODE] = "inode",
+	[AGENT_REFUSED_BAD_MESSAGE] = "bad_message",
+	[AGENT_REFUSED_NR] = NULL,
+};
 
-/* /proc/PID/comm, "" if gone */
-static void proc_comm(pid_t pid, char *comm, size_t len)
+/*
+ * A program that exits right after its setup, or is killed before it
+ * speaks, is no attack: those go to the debug log. The others are warnings,
+ * at most one line a minute per uid.
+ */
+static bool refusal_is_quiet(enum agent_refusal why)
 {
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	comm[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, comm, len - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	comm[n] = '\0';
-	comm[strcspn(comm, "\n")] = '\0';
+	return why == AGENT_REFUSED_PEER_GONE || why == AGENT_REFUSED_TIMEOUT ||
+	       why == AGENT_REFUSED_NO_PAGE;
 }
 
-static int send_reply(int fd, int status, uint32_t slot, const char *why, int page_fd)
+void agent_server_refuse(struct ut_agent_server *a, enum agent_refusal why, uid_t uid,
+			 const char *fmt, ...)
 {
-	struct ut_agent_reply r = {
-		.type = UT_AGENT_REPLY,
-		.version = UT_AGENT_PROTO_VERSION,
-		.status = status,
-		.slot = slot,
-	};
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = { .iov_base = &r, .iov_len = sizeof(r) };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
+	uint32_t suppressed;
+	char msg[256], more[96] = "";
+	va_list ap;
+	uid_t as;
 
-	snprintf(r.why, sizeof(r.why), "%s", why);
-	if (page_fd >= 0) {
-		mh.msg_control = cbuf;
-		mh.msg_controllen = sizeof(cbuf);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &page_fd, sizeof(int));
+	a->refusals[why]++;
+	if (refusal_is_quiet(why) && log_get_level() < LOG_DEBUG)
+		return;
+	if (!refusal_is_quiet(why) && !agent_ratelimit(&a->rl, uid, now_ns(), &suppressed, &as))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (refusal_is_quiet(why)) {
+		log_debug("agent: %s", msg);
+		return;
 	}
-	return sendmsg(fd, &mh, MSG_NOSIGNAL) == (ssize_t)sizeof(r) ? 0 : -errno;
+	if (suppressed && as == AGENT_RL_OTHERS)
+		snprintf(more, sizeof(more), " (and %u refusals of other users in the last "
+			 "minute)", suppressed);
+	else if (suppressed)
+		snprintf(more, sizeof(more), " (and %u more of uid %u in the last minute)",
+			 suppressed, (unsigned int)uid);
+	log_warn("agent: %s%s; refusals of uid %u are logged at most once a minute",
+		 msg, more, (unsigned int)uid);
+}
+
+static void answer(struct agent_answer *ans, int status, uint32_t slot, uint64_t token,
+		   const char *why, bool with_page)
+{
+	size_t n;
+
+	ans->send = true;
+	ans->with_page = with_page;
+	ans->reply.type = UT_AGENT_REPLY;
+	ans->reply.version = UT_AGENT_PROTO_VERSION;
+	ans->reply.status = status;
+	ans->reply.slot = slot;
+	ans->reply.token = token;
+	/* truncated to the reply's room (a path in page_error may be longer) */
+	for (n = 0; n + 1 < sizeof(ans->reply.why) && why[n]; n++)
+		ans->reply.why[n] = why[n];
+	ans->reply.why[n] = '\0';
 }
 
 /* no page, no decision: the agent sets the ring up as asked; why, for exec -v */
-static void reply_no_page(const struct ut_agent_server *a, int fd)
+static void answer_no_page(const struct ut_agent_server *a, struct agent_answer *ans)
 {
-	send_reply(fd, -ENODEV, 0, a->page_error[0] ? a->page_error : "no policy page", -1);
+	answer(ans, -ENODEV, 0, 0, a->page_error[0] ? a->page_error : "no policy page", false);
 }
 
 /* `uringtune exec` asks before it starts the program */
-static void on_ping(struct ut_agent_server *a, int fd, const struct ut_agent_hello *h)
+static void on_ping(struct ut_agent_server *a, const struct ut_agent_hello *h,
+		    struct agent_answer *ans)
 {
 	char why[128];
 
 	if (!as_have_page(a)) {
-		reply_no_page(a, fd);
+		answer_no_page(a, ans);
 		return;
 	}
 	if (a->cfg->mode != UT_MODE_TUNE)
@@ -89,10 +120,43 @@ static void on_ping(struct ut_agent_server *a, int fd, const struct ut_agent_hel
 	else
 		snprintf(why, sizeof(why), "tune mode: hybrid %s, napi %s; decided per ring at "
 			 "setup", agent_want_name(h->hybrid), agent_want_name(h->napi));
-	send_reply(fd, 0, 0, why, -1);
+	answer(ans, 0, 0, 0, why, false);
 }
 
-static void on_hello(struct ut_agent_server *a, int fd, pid_t pid, const struct ut_agent_hello *h)
+/* may this peer have one more slot? If not, answered and counted */
+static bool hello_admitted(struct ut_agent_server *a, const struct agent_peer *peer,
+			   const char *comm, struct agent_answer *ans)
+{
+	const struct agent_id *id = &peer->id;
+	unsigned int slots, pending;
+	struct agent_limits lim;
+	char why[128];
+
+	agent_server_limits(a, &lim);
+	agent_server_slots_of(a, id->uid, &slots, &pending);
+	switch (agent_quota_hello(&lim, slots, pending)) {
+	case AGENT_QUOTA_OK:
+		return true;
+	case AGENT_QUOTA_SLOTS:
+		snprintf(why, sizeof(why), "uid %u holds %u slots of the policy page, its quota "
+			 "([agent] slots_per_uid)", (unsigned int)id->uid, slots);
+		agent_server_refuse(a, AGENT_REFUSED_QUOTA_SLOTS, id->uid, "pid %d comm %s: %s: "
+				    "its ring is set up unchanged", id->pid, comm, why);
+		break;
+	case AGENT_QUOTA_PENDING:
+		snprintf(why, sizeof(why), "uid %u has %u ring setups under way, the most one "
+			 "user may have", (unsigned int)id->uid, pending);
+		agent_server_refuse(a, AGENT_REFUSED_QUOTA_PENDING, id->uid, "pid %d comm %s: "
+				    "%s: its ring is set up unchanged", id->pid, comm, why);
+		break;
+	}
+	a->refused++;
+	answer(ans, -EDQUOT, 0, 0, why, false);
+	return false;
+}
+
+static void on_hello(struct ut_agent_server *a, const struct agent_peer *peer,
+		     const struct ut_agent_hello *h, struct agent_answer *ans)
 {
 	const struct lifecycle_env *env = &a->lc->env;
 	struct agent_context ctx = { .mode = a->cfg->mode, .napi_supported = a->lc->napi_supported };
@@ -101,169 +165,246 @@ static void on_hello(struct ut_agent_server *a, int fd, pid_t pid, const struct 
 		.hybrid = h->hybrid,
 		.napi = h->napi,
 	};
+	pid_t pid = peer->id.pid;
 	struct agent_decision dec;
 	struct agent_slot_info *in;
 	char comm[UT_COMM_LEN], flags[160];
-	uint32_t slot_flags = 0;
 	int slot;
 
 	if (!as_have_page(a)) {
 		a->refused++;
-		reply_no_page(a, fd);
+		a->refusals[AGENT_REFUSED_NO_PAGE]++;
+		answer_no_page(a, ans);
 		return;
 	}
-	proc_comm(pid, comm, sizeof(comm));
+	/* no one to answer, and a slot its pid's next process must not inherit */
+	if (!a->sys->alive(peer)) {
+		a->refused++;
+		agent_server_refuse(a, AGENT_REFUSED_PEER_GONE, peer->id.uid, "pid %d: HELLO "
+				    "from a process that has exited: ignored", pid);
+		return;
+	}
+	a->sys->comm(pid, comm, sizeof(comm));
+	if (!hello_admitted(a, peer, comm, ans))
+		return;
 	req.comm = comm;
 	ctx.selected = env->selects(env->arg, pid, comm, &ctx.select_why);
 	ctx.advised_hybrid = as_advised(a, comm);
 	agent_decide(&req, a->cfg, &ctx, &dec);
 
-	slot = agent_slot_alloc(a->page.pg, pid);
+	slot = as_alloc_slot(a, peer);
 	if (slot < 0) {
 		a->refused++;
-		log_warn("agent: pid %d comm %s: every one of the %u slots of the policy page is "
-			 "taken: its ring is set up unchanged", pid, comm, UT_AGENT_PAGE_SLOTS);
-		send_reply(fd, -ENOSPC, 0, "the policy page is full", -1);
+		agent_server_refuse(a, AGENT_REFUSED_PAGE_FULL, peer->id.uid, "pid %d comm %s: %s: "
+				    "its ring is set up unchanged", pid, comm, slot == -ENOSPC ?
+				    "every slot of the policy page is taken" :
+				    "no file descriptor left to follow the process");
+		answer(ans, slot, 0, 0, slot == -ENOSPC ? "the policy page is full" :
+		       "uringtuned is out of file descriptors", false);
 		return;
 	}
 	in = &a->info[slot];
-	memset(in, 0, sizeof(*in));
-	in->hello_ns = now_ns();
 	in->entry = h->entry;
+	in->hybrid_decided = dec.hybrid;
 	in->napi_decided = dec.napi;
 	in->napi_setting = dec.napi_setting;
 	snprintf(in->why, sizeof(in->why), "%s", dec.why);
-	if (dec.hybrid)
-		slot_flags |= UT_SLOT_HYBRID;
-	agent_slot_set_flags(a->page.pg, slot, slot_flags);
+	agent_slot_set_flags(a->page.pg, slot, dec.hybrid ? UT_SLOT_HYBRID : 0);
 	if (dec.napi)
 		agent_slot_set_napi(a->page.pg, slot, &dec.napi_setting);
-	if (send_reply(fd, 0, slot, dec.why, a->page.ro_fd)) {
-		/* the agent gave up waiting: it sets the ring up unchanged */
-		as_free_slot(a, slot);
-		a->refused++;
-		return;
-	}
+	answer(ans, 0, slot, in->token, dec.why, true);
+	ans->slot = slot;
 	a->requests++;
 	log_debug("agent: pid %d comm %s, ring setup (%s) via %s: slot %d: %s", pid, comm,
 		  setup_flags_str(h->setup_flags, flags, sizeof(flags)),
 		  agent_entry_name(h->entry), slot, dec.why);
 }
 
-static bool slot_is_peers(const struct ut_agent_server *a, uint32_t slot, pid_t pid)
+void agent_server_unanswered(struct ut_agent_server *a, const struct agent_answer *ans)
 {
-	return slot < UT_AGENT_PAGE_SLOTS && a->page.pg->slots[slot].pid == pid &&
-	       a->info[slot].hello_ns;
+	if (ans->slot < 0 || !as_have_page(a))
+		return;
+	/* the agent gave up waiting (or died): it sets the ring up unchanged */
+	as_free_slot(a, ans->slot);
+	a->requests--;
+	a->refused++;
+	a->refusals[AGENT_REFUSED_PEER_GONE]++;
 }
 
-static void on_ring(struct ut_agent_server *a, pid_t pid, const struct ut_agent_ring *m)
+/*
+ * The slot a RING or APP_NAPI names, if it is the sender's: handed to this
+ * very process (pid, start time, uid) with this token, and that process is
+ * still alive. 0, or the refusal.
+ */
+static int senders_slot(const struct ut_agent_server *a, const struct agent_peer *peer,
+			const struct ut_agent_ring *m)
+{
+	const struct agent_slot_info *in;
+
+	if (!as_have_page(a) || m->slot >= UT_AGENT_PAGE_SLOTS)
+		return AGENT_REFUSED_NOT_OWNER;
+	in = &a->info[m->slot];
+	if (!in->hello_ns || !m->token || in->token != m->token ||
+	    !agent_id_same(&peer->id, &in->owner.id))
+		return AGENT_REFUSED_NOT_OWNER;
+	/* the sender exited: a later process with its pid is not its heir */
+	if (!a->sys->alive(peer))
+		return AGENT_REFUSED_PEER_GONE;
+	/* the owner exited and the sender took its pid within the same tick */
+	if (in->owner.pidfd >= 0 && !a->sys->alive(&in->owner))
+		return AGENT_REFUSED_NOT_OWNER;
+	return 0;
+}
+
+static void refuse_msg(struct ut_agent_server *a, const struct agent_peer *peer, int why,
+		       const char *what, const struct ut_agent_ring *m, const char *detail)
+{
+	agent_server_refuse(a, why, peer->id.uid, "pid %d uid %u: %s for slot %u (fd %d, inode "
+			    "%llu) refused: %s", peer->id.pid, (unsigned int)peer->id.uid, what,
+			    m->slot, m->fd, (unsigned long long)m->ino, detail);
+}
+
+static const char *refusal_text(int why)
+{
+	switch (why) {
+	case AGENT_REFUSED_NOT_OWNER:
+		return "not a slot handed to this process";
+	case AGENT_REFUSED_PEER_GONE:
+		return "the process has exited";
+	default:
+		return agent_refusal_names[why];
+	}
+}
+
+static void on_ring(struct ut_agent_server *a, const struct agent_peer *peer,
+		    const struct ut_agent_ring *m)
 {
 	struct agent_slot_info *in;
-	struct ut_ring *ring;
+	int why;
 
-	if (!as_have_page(a) || !slot_is_peers(a, m->slot, pid) || a->info[m->slot].announced) {
-		a->bad_messages++;
-		log_debug("agent: pid %d: RING for slot %u that is not its own: ignored", pid,
-			  m->slot);
+	why = senders_slot(a, peer, m);
+	if (why) {
+		refuse_msg(a, peer, why, "RING", m, refusal_text(why));
 		return;
 	}
 	in = &a->info[m->slot];
+	if (in->announced) {
+		refuse_msg(a, peer, AGENT_REFUSED_NOT_OWNER, "RING", m,
+			   "the slot's ring was announced already");
+		return;
+	}
 	if (m->fd < 0 || m->setup_ret < 0) {
 		/* the setup failed: nothing to steer */
 		as_free_slot(a, m->slot);
 		return;
 	}
+	if (!m->ino) {
+		refuse_msg(a, peer, AGENT_REFUSED_INODE, "RING", m, "no inode (it is required)");
+		as_free_slot(a, m->slot);
+		return;
+	}
 	in->announced = true;
-	in->hybrid_added = m->hybrid_added;
-	in->hybrid_fallback = m->hybrid_fallback;
-	in->napi_tried = m->napi_tried;
-	in->napi_ret = m->napi_ret;
-	a->hybrid_added += m->hybrid_added;
-	a->hybrid_fallback += m->hybrid_fallback;
-	if (m->napi_tried) {
-		if (m->napi_ret)
-			a->napi_failed++;
-		else
-			a->napi_registered++;
-	}
-	agent_slot_set_ring(a->page.pg, m->slot, m->fd, m->ino);
-	/* the create event came before this message: the caller consumed it */
-	ring = as_find_holder(a, pid, m->fd, m->ino);
-	if (ring)
-		as_attach(a, ring, m->slot);
+	in->fd = m->fd;
+	in->ino = m->ino;
+	in->reported = (struct agent_report){
+		.hybrid_added = m->hybrid_added,
+		.hybrid_fallback = m->hybrid_fallback,
+		.napi_tried = m->napi_tried,
+		.napi_ret = m->napi_ret,
+	};
+	as_save_owner(a, m->slot);
+	/* the create event came before this message (the caller drained the events) */
+	if (as_try_attach(a, m->slot) < 0)
+		as_free_slot(a, m->slot);
 }
 
-static void on_app_napi(struct ut_agent_server *a, pid_t pid, const struct ut_agent_ring *m)
+static void on_app_napi(struct ut_agent_server *a, const struct agent_peer *peer,
+			const struct ut_agent_ring *m)
 {
-	struct ut_ring *ring;
+	const struct agent_slot_info *in;
+	int why, ret;
 
-	if (!as_have_page(a) || !slot_is_peers(a, m->slot, pid)) {
-		a->bad_messages++;
+	why = senders_slot(a, peer, m);
+	if (why) {
+		refuse_msg(a, peer, why, "APP_NAPI", m, refusal_text(why));
 		return;
 	}
+	in = &a->info[m->slot];
+	if (!in->announced || !m->ino || m->fd != in->fd || m->ino != in->ino) {
+		refuse_msg(a, peer, AGENT_REFUSED_INODE, "APP_NAPI", m,
+			   "not the ring its slot holds");
+		return;
+	}
+	/* and another file is not there now (what cannot be told: as for RING) */
+	ret = a->sys->holds(peer, m->fd, m->ino);
+	if (ret == -ESTALE) {
+		refuse_msg(a, peer, AGENT_REFUSED_FOREIGN_RING, "APP_NAPI", m,
+			   "the process holds another file at that fd");
+		return;
+	}
+	/*
+	 * No more decisions through the slot. Whose the ring is then is the
+	 * kernel's to say: the program's register call, seen by BPF
+	 * (lifecycle_on_register()), makes it the application's.
+	 */
 	as_forget_napi(a, m->slot);
-	ring = as_find_holder(a, pid, m->fd, m->ino);
-	if (!ring || ring->tune.managed_by == UT_MANAGED_APP)
-		return;
-	log_ring(LOG_INFO, ring, "the application registers NAPI itself: uringtune leaves this "
-		 "ring to it");
-	lifecycle_app_took_over(a->lc, ring);
+	log_debug("agent: pid %d: slot %u: the program registers NAPI itself", peer->id.pid,
+		  m->slot);
 }
 
-void agent_server_serve_one(struct ut_agent_server *a)
+/* the message's size and version; its type in *@type */
+static bool well_formed(const void *msg, size_t len, uint32_t *type)
 {
-	struct timeval tv = { .tv_usec = AGENT_RECV_TIMEOUT_US };
-	union {
-		__u32 type;
-		struct ut_agent_hello hello;
-		struct ut_agent_ring ring;
-		char raw[256];
-	} m;
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	ssize_t n;
-	int fd;
+	const struct ut_agent_hello *h = msg;
+	const struct ut_agent_ring *r = msg;
 
-	fd = accept4(a->listen_fd, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0)
-		return;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) || cred.pid <= 0)
-		goto out;
-	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-	setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
-	n = recv(fd, &m, sizeof(m), 0);
-	if (n < (ssize_t)sizeof(__u32))
-		goto out;
-	/* a message of the wrong size or version is not answered at all */
-	switch (m.type) {
+	if (len < sizeof(uint32_t))
+		return false;
+	memcpy(type, msg, sizeof(*type));
+	switch (*type) {
 	case UT_AGENT_HELLO:
 	case UT_AGENT_PING:
-		if (n != sizeof(m.hello) || m.hello.version != UT_AGENT_PROTO_VERSION)
-			goto bad;
-		if (m.type == UT_AGENT_PING)
-			on_ping(a, fd, &m.hello);
-		else
-			on_hello(a, fd, cred.pid, &m.hello);
-		break;
+		return len == sizeof(*h) && h->version == UT_AGENT_PROTO_VERSION;
 	case UT_AGENT_RING:
 	case UT_AGENT_APP_NAPI:
-		if (n != sizeof(m.ring) || m.ring.version != UT_AGENT_PROTO_VERSION)
-			goto bad;
-		if (m.type == UT_AGENT_RING)
-			on_ring(a, cred.pid, &m.ring);
-		else
-			on_app_napi(a, cred.pid, &m.ring);
-		break;
+		return len == sizeof(*r) && r->version == UT_AGENT_PROTO_VERSION;
 	default:
-		goto bad;
+		return false;
 	}
-out:
-	close(fd);
-	return;
-bad:
-	a->bad_messages++;
-	log_debug("agent: pid %d: malformed message (type %u, %zd bytes) ignored", cred.pid,
-		  m.type, n);
-	close(fd);
 }
 
+void agent_server_handle(struct ut_agent_server *a, const struct agent_peer *peer,
+			 const void *msg, size_t len, struct agent_answer *ans)
+{
+	union {
+		struct ut_agent_hello hello;
+		struct ut_agent_ring ring;
+	} m;
+	uint32_t type = 0;
+
+	memset(ans, 0, sizeof(*ans));
+	ans->slot = -1;
+	/* a message of the wrong size or version is not answered at all */
+	if (!well_formed(msg, len, &type)) {
+		agent_server_refuse(a, AGENT_REFUSED_BAD_MESSAGE, peer->id.uid, "pid %d uid %u: "
+				    "malformed message (type %u, %zu bytes) ignored", peer->id.pid,
+				    (unsigned int)peer->id.uid, type, len);
+		return;
+	}
+	/* aligned copies: the caller's bytes may sit anywhere */
+	memcpy(&m, msg, len);
+	switch (type) {
+	case UT_AGENT_PING:
+		on_ping(a, &m.hello, ans);
+		break;
+	case UT_AGENT_HELLO:
+		on_hello(a, peer, &m.hello, ans);
+		break;
+	case UT_AGENT_RING:
+		on_ring(a, peer, &m.ring);
+		break;
+	case UT_AGENT_APP_NAPI:
+		on_app_napi(a, peer, &m.ring);
+		break;
+	}
+}

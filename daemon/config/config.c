@@ -17,6 +17,7 @@
 /* what Debian's prometheus-node-exporter reads (--collector.textfile.directory) */
 #define DEFAULT_TEXTFILE_DIR	"/var/lib/prometheus/node-exporter"
 #define DEFAULT_AGENT_PAGE	"/run/uringtune/agent.page"
+#define DEFAULT_AGENT_SLOTS_PER_UID	64
 
 void config_defaults(struct ut_config *cfg)
 {
@@ -51,6 +52,7 @@ void config_defaults(struct ut_config *cfg)
 	cfg->agent.enabled = true;
 	snprintf(cfg->agent.socket_path, sizeof(cfg->agent.socket_path), "%s", UT_AGENT_SOCKET);
 	snprintf(cfg->agent.page_path, sizeof(cfg->agent.page_path), "%s", DEFAULT_AGENT_PAGE);
+	cfg->agent.slots_per_uid = DEFAULT_AGENT_SLOTS_PER_UID;
 	/* cfg->agent lists: empty, only uringtune exec's flags ask for anything */
 }
 

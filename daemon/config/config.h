@@ -67,6 +67,7 @@ struct ut_agent_cfg {
 	unsigned int n_hybrid_auto_comm;
 	char napi_comm[UT_SELECT_MAX][16];	/* NAPI on their SINGLE_ISSUER rings */
 	unsigned int n_napi_comm;
+	unsigned int slots_per_uid;	/* policy-page slots one user may hold */
 };
 
 struct ut_config {

@@ -2,6 +2,7 @@
 /* config/uringtune.ini's keys: config_keys.h */
 #include <stddef.h>
 
+#include "agent_abi.h"
 #include "config.h"
 #include "config_keys.h"
 
@@ -105,6 +106,9 @@ const struct config_key config_keys[] = {
 	  .doc = "unix socket the agents ask" },
 	{ "agent", "page", config_parse_path, FIELD(agent.page_path),
 	  .doc = "policy page the agents map read-only" },
+	{ "agent", "slots_per_uid", config_parse_uint, FIELD(agent.slots_per_uid),
+	  .min = 1, .max = UT_AGENT_PAGE_SLOTS,
+	  .doc = "policy-page slots (rings set up through agents) one user may hold" },
 	{ "agent", "hybrid_comm", config_parse_comms, AGENT_LIST(hybrid_comm),
 	  .doc = "processes whose IOPOLL rings get HYBRID_IOPOLL" },
 	{ "agent", "hybrid_auto_comm", config_parse_comms, AGENT_LIST(hybrid_auto_comm),

@@ -35,8 +35,7 @@ static void on_register(struct inventory *inv, const struct ut_event *ev)
 	/* unknown ring: the next sweep brings it, with its state */
 	if (!ring)
 		return;
-	if (lifecycle_on_register(inv->lc, ring, ev,
-				  agent_server_setup_in_flight(inv->agent, ring->obs.holder.pid)))
+	if (lifecycle_on_register(inv->lc, ring, ev, agent_server_setup_register(inv->agent, ring, ev)))
 		agent_server_app_took_over(inv->agent, ring);
 }
 

@@ -304,6 +304,15 @@ static void agent_metrics(const struct ut_daemon *d, const struct ring_out *ring
 	counter_pair(out, "uringtune_agent_decisions_total",
 		     "NAPI decisions written to the policy page, and those seen applied by the agent.",
 		     "state", "published", a->published, "applied", d->lc.agent_applied);
+	family(out, "uringtune_agent_slots", "gauge",
+	       "Policy-page slots in use (one per ring set up through an agent, or on its way).");
+	fprintf(out, "uringtune_agent_slots %u\n", agent_server_slots_used(a));
+	family(out, "uringtune_agent_refusals_total", "counter",
+	       "Agent messages, connections and slots refused, by reason (quotas, peers that "
+	       "name what is not theirs, silent or malformed ones).");
+	for (int i = 0; i < AGENT_REFUSED_NR; i++)
+		fprintf(out, "uringtune_agent_refusals_total{reason=\"%s\"} %" PRIu64 "\n",
+			agent_refusal_names[i], a->refusals[i]);
 }
 
 static void ring_napi(const struct ring_out *rings, size_t n, FILE *out)

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "abi_names.h"
+#include "agent_conn.h"
 #include "agent_server.h"
 #include "clock.h"
 #include "export.h"
@@ -176,26 +177,36 @@ static struct json_object *agent_json(const struct ut_daemon *d, const struct ut
 {
 	const struct agent_slot_info *in = agent_server_info(&d->agent, ring);
 	bool iopoll = ring->obs.setup_flags & UT_SETUP_IOPOLL;
+	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
 	struct json_object *o;
-	char napi[160], why[sizeof(in->why) + 48];
+	char napi[160], said[160], why[sizeof(in->why) + 48];
 
 	if (!in)
 		return NULL;
 	o = json_object_new_object();
 	json_object_object_add(o, "slot", u64_json(ring->agent.slot));
 	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(in->entry)));
+	/* what the kernel shows: the ring's flags (BPF) against the decision */
 	json_object_object_add(o, "hybrid", json_object_new_string(
 		!iopoll ? "not an IOPOLL ring" :
-		in->hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
-		in->hybrid_added ? "added" :
-		ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL ? "set by the program" : "not added"));
-	if (!in->napi_tried)
+		hybrid ? (in->hybrid_decided ? "added" : "set by the program") :
+		!in->hybrid_decided ? "not added" :
+		in->reported.hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
+		"not in the ring's flags: classic IOPOLL"));
+	/* ... and the register call BPF saw from its process during the setup */
+	if (!ring->agent.setup_napi_seen)
 		snprintf(napi, sizeof(napi), "not registered at setup");
-	else if (in->napi_ret)
-		snprintf(napi, sizeof(napi), "refused: %s", strerror(-in->napi_ret));
+	else if (ring->agent.setup_napi_ret)
+		snprintf(napi, sizeof(napi), "refused: %s", strerror(-ring->agent.setup_napi_ret));
 	else
 		snprintf(napi, sizeof(napi), "registered");
 	json_object_object_add(o, "napi_at_setup", json_object_new_string(napi));
+	/* the agent's own words, for the record: nothing is decided on them */
+	snprintf(said, sizeof(said), "hybrid %s; NAPI at setup %s",
+		 in->reported.hybrid_added ? "added" : in->reported.hybrid_fallback ?
+		 "refused by the kernel" : "not added", !in->reported.napi_tried ? "not tried" :
+		 in->reported.napi_ret ? strerror(-in->reported.napi_ret) : "registered");
+	json_object_object_add(o, "reported", json_object_new_string(said));
 	/* a decision written to the page that the agent has not applied yet */
 	json_object_object_add(o, "pending", json_object_new_boolean(ring->tune.pending));
 	json_object_object_add(o, "pending_s", ring->tune.pending ?
@@ -203,7 +214,8 @@ static struct json_object *agent_json(const struct ut_daemon *d, const struct ut
 			       NULL);
 	/* the decision as asked; what the kernel made of it is in "hybrid" too */
 	snprintf(why, sizeof(why), "%s%s", in->why,
-		 in->hybrid_fallback ? " (refused by the kernel: classic IOPOLL)" : "");
+		 iopoll && in->hybrid_decided && !hybrid ? " (not in the ring's flags: classic "
+		 "IOPOLL)" : "");
 	json_object_object_add(o, "decision", json_object_new_string(why));
 	return o;
 }
@@ -252,7 +264,7 @@ struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *r
 static struct json_object *agent_status_json(const struct ut_daemon *d)
 {
 	const struct ut_agent_server *a = &d->agent;
-	struct json_object *o = json_object_new_object();
+	struct json_object *o = json_object_new_object(), *refusals;
 	uint64_t rings = 0, managed = 0, pending = 0;
 	const struct ut_ring *ring;
 	struct ut_ring *r;
@@ -283,7 +295,17 @@ static struct json_object *agent_status_json(const struct ut_daemon *d)
 	json_object_object_add(o, "published", u64_json(a->published));
 	json_object_object_add(o, "applied", u64_json(d->lc.agent_applied));
 	json_object_object_add(o, "app_took_over", u64_json(a->app_took_over));
-	json_object_object_add(o, "bad_messages", u64_json(a->bad_messages));
+	json_object_object_add(o, "bad_messages",
+			       u64_json(a->refusals[AGENT_REFUSED_BAD_MESSAGE]));
+	json_object_object_add(o, "slots_used", u64_json(agent_server_slots_used(a)));
+	json_object_object_add(o, "slots_per_uid", u64_json(d->cfg.agent.slots_per_uid));
+	json_object_object_add(o, "slots_replaced", u64_json(a->slots_replaced));
+	json_object_object_add(o, "connections_waiting", u64_json(agent_conn_waiting(a)));
+	/* every refusal of a message, connection or slot, by reason */
+	refusals = json_object_new_object();
+	for (i = 0; i < AGENT_REFUSED_NR; i++)
+		json_object_object_add(refusals, agent_refusal_names[i], u64_json(a->refusals[i]));
+	json_object_object_add(o, "refusals", refusals);
 	return o;
 }
 

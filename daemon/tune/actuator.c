@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "proc_stat.h"
 #include "uring_abi.h"
 #include "uringtune.h"
 
@@ -21,38 +22,10 @@
 
 #define NSEC_PER_SEC	1000000000ULL
 
-/* /proc/PID/stat field 22: start time in clock ticks since boot */
-static int proc_start_ticks(pid_t pid, unsigned long long *ticks)
-{
-	char path[64], buf[1024], *p;
-	ssize_t n;
-	int fd, i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -ESRCH;
-	buf[n] = '\0';
-	/* comm may hold spaces and parentheses: fields start after the last ')' */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -ESRCH;
-	/* the space after ')' opens field 3; 20 spaces on, field 22 */
-	for (i = 2; i < 22 && p; i++)
-		p = strchr(p + 1, ' ');
-	if (!p || sscanf(p + 1, "%llu", ticks) != 1)
-		return -ESRCH;
-	return 0;
-}
-
 static bool same_start(pid_t pid, uint64_t start_boottime)
 {
-	unsigned long long ticks;
 	long hz = sysconf(_SC_CLK_TCK);
+	uint64_t ticks;
 
 	if (!start_boottime)
 		return true;

@@ -101,6 +101,7 @@ int lc_apply(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_sett
 	ring->tune.want = *s;
 	/* the agent registers for every new decision, even one the ring already has */
 	ring->tune.pending = true;
+	ring->tune.register_unclaimed = false;
 	ring->tune.published_ns = lc_now(lc);
 	return 0;
 }

@@ -97,7 +97,11 @@ bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const str
 /* the application manages NAPI on that ring itself now: forget it, undo nothing */
 void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring);
 
-/* what the agent did at setup, as it reported it */
+/*
+ * What the kernel showed of a ring's setup through its agent (never what
+ * the agent reported): HYBRID_IOPOLL in the ring's flags as the daemon
+ * decided, and the register call BPF saw from its process during the setup.
+ */
 struct agent_setup_result {
 	bool hybrid_added;
 	bool napi_tried;
@@ -107,6 +111,14 @@ struct agent_setup_result {
 /* a ring set up through its agent is attached to its slot */
 void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 			      const struct agent_setup_result *r);
+/*
+ * The program says (APP_NAPI, from the ring's own process) it registers NAPI
+ * itself: a register call of its process already seen and taken for the
+ * agent's (it left the decided state, none pending) was the program's, and
+ * the ring is the application's. With no such call, nothing: the next one
+ * decides (lifecycle_on_register()).
+ */
+void lifecycle_agent_app_napi(struct lifecycle *lc, struct ut_ring *ring);
 /* a previous run's agent ring with a NAPI decision: re-adopt, switch on again, or off */
 void lifecycle_agent_settle(struct lifecycle *lc, struct ut_ring *ring);
 

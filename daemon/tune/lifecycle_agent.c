@@ -51,7 +51,9 @@ static void agent_confirms(struct lifecycle *lc, struct ut_ring *ring, const str
 static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct ut_event *ev,
 		      bool agent_setup)
 {
-	if ((pid_t)ev->tgid != ring->obs.holder.pid || ring->tune.managed_by == UT_MANAGED_APP)
+	/* its program said it registers NAPI itself (APP_NAPI): every call is the program's */
+	if ((pid_t)ev->tgid != ring->obs.holder.pid || ring->tune.managed_by == UT_MANAGED_APP ||
+	    ring->agent.app_napi)
 		return false;
 	if (!ring->agent.via) {
 		/* the agent registering at setup, before its RING message */
@@ -66,9 +68,16 @@ static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct u
 		 * such a sequence (static tracking: the mode, then one call per
 		 * ID) leaves the decided state. Anything else is the program's
 		 * own call through a path the agent does not see (liburing 2.5+'s
-		 * io_uring_register_napi makes the system call itself).
+		 * io_uring_register_napi makes the system call itself). One that
+		 * left it may be the program's too: its APP_NAPI may come after
+		 * the call (lifecycle_agent_app_napi()).
 		 */
-		return ev->ret || napi_is(&ev->napi, &ring->tune.want);
+		if (ev->ret)
+			return true;
+		if (!napi_is(&ev->napi, &ring->tune.want))
+			return false;
+		ring->tune.register_unclaimed = true;
+		return true;
 	}
 	agent_confirms(lc, ring, ev);
 	return true;
@@ -95,7 +104,14 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 
 	if (r->hybrid_added && t->managed_by == UT_MANAGED_NONE)
 		t->managed_by = UT_MANAGED_URINGTUNE;
-	if (r->napi_tried && r->napi_ret == 0) {
+	/*
+	 * Only a ring changed through its agent can be uringtune's without a
+	 * journal entry (the page is its record): a register call at setup on
+	 * any other ring is its program's own business.
+	 */
+	if (!r->napi_tried || !ring_agent_driven(ring))
+		return;
+	if (r->napi_ret == 0 && napi_is(&ring->obs.napi, &r->napi_setting)) {
 		/* the agent's registration was uringtune's, not the program's */
 		t->managed_by = UT_MANAGED_URINGTUNE;
 		t->want = r->napi_setting;
@@ -103,13 +119,22 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 		if (!t->reaction_ns)
 			t->reaction_ns = t->tuner.last_change_ns - ring->obs.first_seen_ns;
 		lc->actions_ok++;
-	} else if (r->napi_tried) {
+	} else if (r->napi_ret) {
 		t->refused = true;
 		snprintf(t->error, sizeof(t->error),
 			 "the agent's NAPI registration at setup was refused: %s",
 			 strerror(-r->napi_ret));
 		lc->actions_failed++;
 	}
+}
+
+void lifecycle_agent_app_napi(struct lifecycle *lc, struct ut_ring *ring)
+{
+	if (ring->tune.managed_by != UT_MANAGED_URINGTUNE || !ring->tune.register_unclaimed)
+		return;
+	log_ring(LOG_INFO, ring, "the application registered NAPI itself (the state uringtune "
+		 "had decided): it manages this ring");
+	lifecycle_app_took_over(lc, ring);
 }
 
 void lifecycle_agent_settle(struct lifecycle *lc, struct ut_ring *ring)

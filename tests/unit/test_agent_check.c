@@ -15,9 +15,7 @@
 #include "agent_check.h"
 #include "unit.h"
 
-#define PID	4242
-#define FD	7
-#define INO	123456ULL
+#define TOKEN	0x1234abcd5678ef90ULL
 
 /* ---- policy ---- */
 
@@ -231,22 +229,20 @@ UT_TEST(page_nslots_range)
 
 /* ---- slots ---- */
 
-static void slot_fill(struct ut_agent_slot *s, int fd, __u64 ino)
+static void slot_fill(struct ut_agent_slot *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->seq = 2;
-	s->pid = PID;
-	s->fd = fd;
-	s->ino = ino;
+	s->token = TOKEN;
 	s->flags = UT_SLOT_NAPI | UT_SLOT_HYBRID;
 	s->napi_gen = 1;
 	s->busy_poll_us = 50;
 	s->napi_enabled = 1;
 }
 
-#define ASSERT_SLOT(s, fd, ino, verdict, word) do {			\
+#define ASSERT_SLOT(s, token, verdict, word) do {			\
 	const char *why = NULL;						\
-	UT_ASSERT_EQ_INT(agent_slot_check(s, PID, fd, ino, &why), verdict); \
+	UT_ASSERT_EQ_INT(agent_slot_check(s, token, &why), verdict);	\
 	UT_ASSERT(why);							\
 	UT_ASSERT_STR_CONTAINS(why, word);				\
 } while (0)
@@ -255,7 +251,7 @@ UT_TEST(slot_copy_consistent)
 {
 	struct ut_agent_slot s, out;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.ids[7] = 0xdeadbeef;
 	s.reserved[2] = 0x12345678;
 	memset(&out, 0xaa, sizeof(out));
@@ -268,7 +264,7 @@ UT_TEST(slot_copy_odd_seq)
 	struct ut_agent_slot s, out;
 
 	/* a writer that never finishes: given up, not spun on forever */
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.seq = 3;
 	UT_ASSERT(!agent_slot_copy(&s, &out));
 }
@@ -289,9 +285,8 @@ static void *slot_writer(void *arg)
 	for (k = 1; !__atomic_load_n(&a->stop, __ATOMIC_RELAXED); k++) {
 		__atomic_store_n(&s->seq, ++seq, __ATOMIC_RELAXED);	/* odd */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		__atomic_store_n(&s->pid, (__s32)k, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->fd, (__s32)k, __ATOMIC_RELAXED);
-		__atomic_store_n(&s->ino, (__u64)k << 32 | k, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->flags, k, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->token, (__u64)k << 32 | k, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->napi_gen, k, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->busy_poll_us, k, __ATOMIC_RELAXED);
 		for (i = 0; i < UT_AGENT_MAX_IDS; i++)
@@ -316,8 +311,8 @@ UT_TEST(slot_copy_concurrent_writer)
 		if (!agent_slot_copy(&s, &out))
 			continue;
 		copies++;
-		k = (__u32)out.pid;
-		if (out.seq & 1 || (__u32)out.fd != k || out.ino != ((__u64)k << 32 | k) ||
+		k = out.flags;
+		if (out.seq & 1 || out.token != ((__u64)k << 32 | k) ||
 		    out.napi_gen != k || out.busy_poll_us != k || out.ids[0] != k ||
 		    out.ids[UT_AGENT_MAX_IDS - 1] != k)
 			torn++;
@@ -332,119 +327,97 @@ UT_TEST(slot_valid)
 {
 	struct ut_agent_slot s;
 
-	/* before announce: fd -1, ino 0 */
-	slot_fill(&s, -1, 0);
-	ASSERT_SLOT(&s, -1, 0, AGENT_SLOT_OK, "");
-	/* after announce */
-	slot_fill(&s, FD, INO);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_OK, "");
-	/* announced ring, the daemon has not taken the RING message yet */
-	slot_fill(&s, -1, 0);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_UNANNOUNCED, "not announced");
+	slot_fill(&s);
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_OK, "");
 	/* NAPI fields not live: not checked */
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.flags = UT_SLOT_HYBRID;
 	s.busy_poll_us = 0;
 	s.n_ids = 200;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_OK, "");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_OK, "");
 	/* switching off needs no timeout */
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.napi_enabled = 0;
 	s.busy_poll_us = 0;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_OK, "");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_OK, "");
 	/* static with ids, and the edges of the timeout */
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.static_ids = 1;
 	s.n_ids = UT_AGENT_MAX_IDS;
 	s.busy_poll_us = UT_AGENT_MAX_BUSY_POLL_US;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_OK, "");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_OK, "");
 	s.busy_poll_us = 1;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_OK, "");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_OK, "");
 }
 
-UT_TEST(slot_wrong_pid)
+UT_TEST(slot_wrong_token)
 {
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
-	s.pid = PID + 1;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another process");
-	s.pid = 0;	/* freed */
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another process");
-	slot_fill(&s, -1, 0);
-	s.pid = PID + 1;
-	ASSERT_SLOT(&s, -1, 0, AGENT_SLOT_FOREIGN, "another process");
-}
-
-UT_TEST(slot_wrong_fd_ino)
-{
-	struct ut_agent_slot s;
-
-	slot_fill(&s, FD + 1, INO);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another ring");
-	slot_fill(&s, FD, INO + 1);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another ring");
-	/* half announced is not unannounced */
-	slot_fill(&s, -1, INO);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another ring");
-	slot_fill(&s, FD, 0);
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_FOREIGN, "another ring");
-	/* before our announce, a slot that names a ring is someone else's */
-	slot_fill(&s, FD, INO);
-	ASSERT_SLOT(&s, -1, 0, AGENT_SLOT_FOREIGN, "already holds");
+	/* handed to another ring */
+	slot_fill(&s);
+	s.token = TOKEN + 1;
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_FOREIGN, "no longer ours");
+	/* freed */
+	s.token = 0;
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_FOREIGN, "no longer ours");
+	/* a 0 token is no slot: a free slot is never ours */
+	ASSERT_SLOT(&s, 0, AGENT_SLOT_FOREIGN, "no longer ours");
+	/* the token is checked before the fields: someone else's junk is not "invalid" */
+	slot_fill(&s);
+	s.token = TOKEN ^ (1ULL << 63);
+	s.busy_poll_us = 0;
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_FOREIGN, "no longer ours");
 }
 
 UT_TEST(slot_busy_poll_range)
 {
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.busy_poll_us = 0;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "busy_poll_us");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "busy_poll_us");
 	s.busy_poll_us = UT_AGENT_MAX_BUSY_POLL_US + 1;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "busy_poll_us");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "busy_poll_us");
 	s.busy_poll_us = 0xffffffffu;
-	ASSERT_SLOT(&s, -1, 0, AGENT_SLOT_FOREIGN, "already holds");
-	slot_fill(&s, -1, 0);
-	s.busy_poll_us = 0xffffffffu;
-	ASSERT_SLOT(&s, -1, 0, AGENT_SLOT_INVALID, "busy_poll_us");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "busy_poll_us");
 }
 
 UT_TEST(slot_n_ids_range)
 {
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.n_ids = UT_AGENT_MAX_IDS + 1;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "too many");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "too many");
 	s.n_ids = 255;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "too many");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "too many");
 }
 
 UT_TEST(slot_static_without_ids)
 {
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.static_ids = 1;
 	s.n_ids = 0;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "static tracking without ids");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "static tracking without ids");
 }
 
 UT_TEST(slot_booleans)
 {
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.napi_enabled = 2;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "booleans");
-	slot_fill(&s, FD, INO);
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "booleans");
+	slot_fill(&s);
 	s.prefer_busy_poll = 7;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "booleans");
-	slot_fill(&s, FD, INO);
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "booleans");
+	slot_fill(&s);
 	s.static_ids = 2;
 	s.n_ids = 1;
-	ASSERT_SLOT(&s, FD, INO, AGENT_SLOT_INVALID, "booleans");
+	ASSERT_SLOT(&s, TOKEN, AGENT_SLOT_INVALID, "booleans");
 }
 
 /* ---- decisions ---- */
@@ -455,7 +428,7 @@ UT_TEST(setup_flags_hybrid)
 	const struct agent_policy off = { UT_WANT_OFF, UT_WANT_UNSET };
 	struct ut_agent_slot s;
 
-	slot_fill(&s, -1, 0);
+	slot_fill(&s);
 	UT_ASSERT_EQ_INT(agent_setup_flags(UT_SETUP_IOPOLL, &s, &unset),
 			 UT_SETUP_IOPOLL | UT_SETUP_HYBRID_IOPOLL);
 	/* the program's hybrid=off wins over the daemon */
@@ -480,7 +453,7 @@ UT_TEST(napi_wanted)
 	const __u32 dt = UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN;
 	struct ut_agent_slot s;
 
-	slot_fill(&s, -1, 0);
+	slot_fill(&s);
 	UT_ASSERT(agent_napi_wanted(dt, &s, &unset, true));
 	UT_ASSERT(agent_napi_wanted(UT_SETUP_SINGLE_ISSUER, &s, &unset, true));
 	/* others are reached from outside at setup; later, the daemon's slot says */
@@ -497,7 +470,7 @@ UT_TEST(napi_wanted)
 	/* a new ring has NAPI off already */
 	UT_ASSERT(!agent_napi_wanted(dt, &s, &unset, true));
 	/* fields not live */
-	slot_fill(&s, -1, 0);
+	slot_fill(&s);
 	s.flags = UT_SLOT_HYBRID;
 	UT_ASSERT(!agent_napi_wanted(dt, &s, &unset, true));
 	UT_ASSERT(!agent_napi_wanted(dt, &s, &unset, false));
@@ -508,7 +481,7 @@ UT_TEST(napi_ops_dynamic)
 	struct agent_napi_op ops[AGENT_NAPI_MAX_OPS];
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.prefer_busy_poll = 1;
 	UT_ASSERT_EQ_INT(agent_napi_ops(&s, ops), 1);
 	UT_ASSERT_EQ_INT(ops[0].opcode, UT_IORING_REGISTER_NAPI);
@@ -525,7 +498,7 @@ UT_TEST(napi_ops_static)
 	struct agent_napi_op ops[AGENT_NAPI_MAX_OPS];
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.static_ids = 1;
 	s.n_ids = 2;
 	s.ids[0] = 8193;
@@ -550,7 +523,7 @@ UT_TEST(napi_ops_off)
 	struct agent_napi_op ops[AGENT_NAPI_MAX_OPS];
 	struct ut_agent_slot s;
 
-	slot_fill(&s, FD, INO);
+	slot_fill(&s);
 	s.napi_enabled = 0;
 	s.static_ids = 1;
 	s.n_ids = 3;
@@ -585,8 +558,7 @@ int main(void)
 	ut_run("slot_copy_odd_seq", slot_copy_odd_seq);
 	ut_run("slot_copy_concurrent_writer", slot_copy_concurrent_writer);
 	ut_run("slot_valid", slot_valid);
-	ut_run("slot_wrong_pid", slot_wrong_pid);
-	ut_run("slot_wrong_fd_ino", slot_wrong_fd_ino);
+	ut_run("slot_wrong_token", slot_wrong_token);
 	ut_run("slot_busy_poll_range", slot_busy_poll_range);
 	ut_run("slot_n_ids_range", slot_n_ids_range);
 	ut_run("slot_static_without_ids", slot_static_without_ids);

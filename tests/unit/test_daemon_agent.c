@@ -194,7 +194,8 @@ UT_TEST(page_layout_and_reuse)
 	UT_ASSERT_EQ_INT(pg->magic, UT_AGENT_PAGE_MAGIC);
 	UT_ASSERT_EQ_INT(pg->size, size);
 	UT_ASSERT_EQ_INT(pg->daemon_pid, 99);
-	UT_ASSERT_EQ_INT(pg->slots[0].fd, -1);
+	/* every slot free: no token; nothing in the page names a process or a ring */
+	UT_ASSERT_EQ_INT(pg->slots[0].token, 0);
 	UT_ASSERT(agent_page_usable(pg, size));
 	UT_ASSERT(!agent_page_usable(pg, size - 1));
 	pg->version++;
@@ -222,18 +223,15 @@ UT_TEST(slots_seqlock_and_gen)
 	/* every change bumps the page's generation and leaves seq even */
 	UT_ASSERT(pg->gen > gen);
 	UT_ASSERT_EQ_INT(pg->slots[a].seq % 2, 0);
-	UT_ASSERT_EQ_INT(pg->slots[a].pid, 1234);
-	UT_ASSERT_EQ_INT(pg->slots[a].fd, -1);
+	UT_ASSERT_EQ_INT(pg->slots[a].token, 1234);
 
 	gen = pg->gen;
 	agent_slot_set_flags(pg, a, UT_SLOT_HYBRID);
-	agent_slot_set_ring(pg, a, 7, 4242);
 	agent_slot_set_napi(pg, a, &s);
-	UT_ASSERT_EQ_INT(pg->gen, gen + 3);
+	UT_ASSERT_EQ_INT(pg->gen, gen + 2);
 	agent_slot_read(pg, a, &sl);
 	UT_ASSERT_EQ_INT(sl.flags, UT_SLOT_HYBRID | UT_SLOT_NAPI);
-	UT_ASSERT_EQ_INT(sl.fd, 7);
-	UT_ASSERT_EQ_INT(sl.ino, 4242);
+	UT_ASSERT_EQ_INT(sl.token, 1234);
 	UT_ASSERT_EQ_INT(sl.napi_gen, 1);
 	UT_ASSERT_EQ_INT(sl.busy_poll_us, 30);
 	UT_ASSERT_EQ_INT(sl.napi_enabled, 1);
@@ -251,12 +249,11 @@ UT_TEST(slots_seqlock_and_gen)
 
 	/* freed and taken again: napi_gen keeps counting, the rest starts over */
 	agent_slot_free(pg, a);
-	UT_ASSERT_EQ_INT(pg->slots[a].pid, 0);
+	UT_ASSERT_EQ_INT(pg->slots[a].token, 0);
 	UT_ASSERT_EQ_INT(agent_slot_alloc(pg, 555), a);
 	agent_slot_read(pg, a, &sl);
-	UT_ASSERT_EQ_INT(sl.pid, 555);
+	UT_ASSERT_EQ_INT(sl.token, 555);
 	UT_ASSERT_EQ_INT(sl.flags, 0);
-	UT_ASSERT_EQ_INT(sl.fd, -1);
 	UT_ASSERT_EQ_INT(sl.napi_gen, 2);
 	free(pg);
 }

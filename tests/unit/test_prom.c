@@ -60,6 +60,8 @@ static const struct {
 	{ "uringtune_agent_requests_total", "counter" },
 	{ "uringtune_agent_hybrid_total", "counter" },
 	{ "uringtune_agent_decisions_total", "counter" },
+	{ "uringtune_agent_slots", "gauge" },
+	{ "uringtune_agent_refusals_total", "counter" },
 	{ "uringtune_ring_napi_enabled", "gauge" },
 	{ "uringtune_ring_napi_busy_poll_timeout_seconds", "gauge" },
 	{ "uringtune_ring_napi_prefer_busy_poll", "gauge" },

@@ -1,0 +1,639 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The agent server's message handling through its seam,
+ * agent_server_handle(): a peer identity and message bytes in, the answer
+ * out, against a fake kernel (struct agent_sys). Each process of the fake
+ * is a memfd whose inode stands for it, so that a pid's next process (even
+ * in the same clock tick) is another process, as with real pidfds.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "agent_server.h"
+#include "agent_server_priv.h"
+#include "config.h"
+#include "lifecycle.h"
+#include "registry.h"
+#include "uring_abi.h"
+#include "unit.h"
+
+#define HZ	100
+#define TICK_NS	10000000ULL
+#define DT	(UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN)
+
+/* ---- the fake kernel ---- */
+
+#define MAX_PROCS	16
+#define MAX_HELD	16
+
+struct fproc {
+	int fd;			/* the memfd standing for the process; its inode is it */
+	ino_t key;
+	pid_t pid;
+	uid_t euid;
+	uint64_t start;		/* ticks */
+	bool dead;
+};
+
+static struct fproc procs[MAX_PROCS];
+static unsigned int n_procs;
+/* rings held: (process key, fd, inode) */
+static struct { ino_t key; int fd; uint64_t ino; } held[MAX_HELD];
+static unsigned int n_held;
+static uint64_t next_token = 0x1000;
+
+static struct fproc *proc_of_fd(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st))
+		return NULL;
+	for (unsigned int i = 0; i < n_procs; i++)
+		if (procs[i].key == st.st_ino)
+			return &procs[i];
+	return NULL;
+}
+
+static bool f_alive(const struct agent_peer *p)
+{
+	struct fproc *pr = proc_of_fd(p->pidfd);
+
+	return pr && !pr->dead;
+}
+
+static int f_euid(pid_t pid, uid_t *uid)
+{
+	/* the live process with that pid now */
+	for (unsigned int i = 0; i < n_procs; i++)
+		if (procs[i].pid == pid && !procs[i].dead) {
+			*uid = procs[i].euid;
+			return 0;
+		}
+	return -ESRCH;
+}
+
+static int f_holds(const struct agent_peer *p, int fd, uint64_t ino)
+{
+	struct fproc *pr = proc_of_fd(p->pidfd);
+
+	if (!pr || pr->dead)
+		return -ESRCH;
+	for (unsigned int i = 0; i < n_held; i++)
+		if (held[i].key == pr->key && held[i].fd == fd && held[i].ino == ino)
+			return 0;
+	return -ESTALE;
+}
+
+static int f_dup(const struct agent_peer *p)
+{
+	return fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
+}
+
+static void f_comm(pid_t pid, char *comm, size_t len)
+{
+	snprintf(comm, len, "app%d", pid);
+}
+
+static uint64_t f_token(void)
+{
+	return next_token++;
+}
+
+static const struct agent_sys fake_sys = {
+	.alive = f_alive, .euid = f_euid, .holds = f_holds, .dup_pidfd = f_dup,
+	.comm = f_comm, .token = f_token,
+};
+
+/* a process (and the peer it would be on the socket: its own pidfd) */
+static struct fproc *spawn(pid_t pid, uid_t uid, uint64_t start, struct agent_peer *peer)
+{
+	struct fproc *pr = &procs[n_procs++];
+	struct stat st;
+
+	pr->fd = memfd_create("proc", MFD_CLOEXEC);
+	fstat(pr->fd, &st);
+	*pr = (struct fproc){ .fd = pr->fd, .key = st.st_ino, .pid = pid, .euid = uid,
+			      .start = start };
+	*peer = (struct agent_peer){
+		.id = { .pid = pid, .uid = uid, .start_ticks = start },
+		.pidfd = fcntl(pr->fd, F_DUPFD_CLOEXEC, 3),
+		.exact = true,
+	};
+	return pr;
+}
+
+static void hold_ring(struct fproc *pr, int fd, uint64_t ino)
+{
+	held[n_held].key = pr->key;
+	held[n_held].fd = fd;
+	held[n_held].ino = ino;
+	n_held++;
+}
+
+/* ---- the daemon's side ---- */
+
+static char dir[] = "/tmp/ut-agent-server.XXXXXX";
+static struct ut_config cfg;
+static struct ut_registry reg;
+static struct lifecycle lc;
+static struct ut_agent_server as;
+static struct agent_peer peers[MAX_PROCS];
+static bool lc_open;
+
+static uint64_t fake_now(void)
+{
+	return 5000000000ULL;
+}
+
+static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
+{
+	(void)arg, (void)pid, (void)comm, (void)why;
+	return true;
+}
+
+static void setup(void)
+{
+	const struct lifecycle_env env = { .now = fake_now, .selects = fake_selects };
+	char err[256];
+
+	for (unsigned int i = 0; i < MAX_PROCS; i++) {
+		if (i < n_procs)
+			close(procs[i].fd);
+		if (peers[i].pidfd > 0)
+			agent_peer_close(&peers[i]);
+	}
+	n_procs = n_held = 0;
+	if (as.info)
+		agent_server_close(&as);
+	if (lc_open)
+		lifecycle_fini(&lc);
+	config_defaults(&cfg);
+	cfg.mode = UT_MODE_TUNE;
+	snprintf(cfg.state_dir, sizeof(cfg.state_dir), "%s/state", dir);
+	memset(&lc, 0, sizeof(lc));
+	registry_free(&reg);
+	registry_init(&reg);
+	lc.napi_supported = true;
+	lc_open = !lifecycle_init(&lc, &reg, &cfg, &env, err, sizeof(err));
+	agent_server_init(&as, &reg, &lc, &cfg);
+	as.sys = &fake_sys;
+	as.hz = HZ;
+	agent_server_open_mem(&as);
+	agent_server_backend(&as, &lc.agent);
+}
+
+/* the create event of a ring of process @pr at @fd */
+static struct ut_ring *ring_created(const struct fproc *pr, uint64_t ctx, int fd, uint64_t ino,
+				    uint32_t flags)
+{
+	struct ut_event ev = {
+		.type = UT_EV_RING_CREATE, .tgid = pr->pid, .fd = fd, .ctx = ctx,
+		.start_boottime = pr->start * TICK_NS + 1234, .ino = ino, .setup_flags = flags,
+	};
+
+	return registry_on_create(&reg, &ev, ino);
+}
+
+static void hello(const struct agent_peer *p, struct agent_answer *ans)
+{
+	struct ut_agent_hello h = {
+		.type = UT_AGENT_HELLO, .version = UT_AGENT_PROTO_VERSION, .setup_flags = DT,
+		.napi = UT_WANT_ON, .entry = UT_ENTRY_LIBURING,
+	};
+
+	agent_server_handle(&as, p, &h, sizeof(h), ans);
+}
+
+static void ring_msg(const struct agent_peer *p, uint32_t type, const struct agent_answer *a,
+		     int fd, uint64_t ino)
+{
+	struct ut_agent_ring m = {
+		.type = type, .version = UT_AGENT_PROTO_VERSION, .slot = a->reply.slot,
+		.token = a->reply.token, .fd = fd, .ino = ino, .setup_flags = DT,
+		.hybrid_added = 1, .napi_tried = 1, .napi_ret = 0,
+	};
+	struct agent_answer none;
+
+	agent_server_handle(&as, p, &m, sizeof(m), &none);
+}
+
+/* ---- tests ---- */
+
+UT_TEST(hello_ring_attach)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	UT_ASSERT(a.send && a.with_page);
+	UT_ASSERT_EQ_INT(a.reply.status, 0);
+	UT_ASSERT(a.reply.token != 0);
+	UT_ASSERT_EQ_INT(a.slot, (int)a.reply.slot);
+	/* the page holds the token, the owners file who it is for */
+	UT_ASSERT_EQ_INT(as.page.pg->slots[a.reply.slot].token, a.reply.token);
+	UT_ASSERT_EQ_INT(as.page.own->recs[a.reply.slot].pid, 100);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(ring->agent.via);
+	UT_ASSERT_EQ_INT(ring->agent.slot, a.reply.slot);
+	UT_ASSERT_EQ_INT(as.page.own->recs[a.reply.slot].ino, 777);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 1);
+	/* the owner's pidfd is let go once the ring is attached */
+	UT_ASSERT_EQ_INT(as.info[a.reply.slot].owner.pidfd, -1);
+}
+
+UT_TEST(claims_decide_nothing)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	/* the RING claims hybrid added and NAPI registered; BPF saw no register call */
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(ring->agent.via);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT(!ring->tune.refused);
+	UT_ASSERT_EQ_INT(as.napi_registered + as.hybrid_added, 0);
+	UT_ASSERT(as.info[a.reply.slot].reported.napi_tried);
+}
+
+UT_TEST(kernel_register_decides)
+{
+	struct agent_answer a;
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	/* the agent's registration at setup, as BPF shows it */
+	ev.napi.enabled = 1;
+	ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
+	ev.napi.track_mode = UT_TRACK_DYNAMIC;
+	UT_ASSERT(lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev))
+		  == false);
+	UT_ASSERT(ring->agent.setup_napi_seen);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(as.napi_registered, 1);
+
+	/* refused by the kernel: the ring is refused, whatever the RING says */
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	ev.ret = -EINVAL;
+	agent_server_setup_register(&as, ring, &ev);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(ring->tune.refused);
+	UT_ASSERT_EQ_INT(as.napi_failed, 1);
+}
+
+UT_TEST(pid_reuse_inherits_nothing)
+{
+	struct agent_answer a;
+	struct fproc *attacker, *root;
+	struct ut_ring *ring;
+
+	setup();
+	attacker = spawn(100, 65534, 50, &peers[0]);
+	hello(&peers[0], &a);
+	attacker->dead = true;
+	/* root takes pid 100 in the same clock tick, and holds a ring at fd 5 */
+	root = spawn(100, 0, 50, &peers[1]);
+	ring = ring_created(root, 0xb0, 5, 900, 0);
+	hold_ring(root, 5, 900);
+	/* the attacker's queued RING: its sender has exited */
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 900);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_PEER_GONE], 1);
+	/* root itself naming the attacker's slot (it could read the token): not its slot */
+	ring_msg(&peers[1], UT_AGENT_RING, &a, 5, 900);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_NOT_OWNER], 1);
+	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 900);
+	UT_ASSERT(!ring->agent.app_napi);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_PEER_GONE], 2);
+	/* a process of the same uid in the same tick: pid, start and uid alike, not the owner */
+	root->dead = true;
+	root = spawn(100, 65534, 50, &peers[2]);
+	hold_ring(root, 5, 900);
+	ring_msg(&peers[2], UT_AGENT_RING, &a, 5, 900);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_NOT_OWNER], 2);
+	/* the dead owner's slot goes at the next tick */
+	agent_server_tick(&as);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 0);
+}
+
+UT_TEST(pending_setup_of_dead_owner)
+{
+	struct agent_answer a;
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xb0, .opcode = 27 };
+	struct fproc *attacker, *root;
+	struct ut_ring *ring;
+
+	setup();
+	attacker = spawn(100, 65534, 50, &peers[0]);
+	hello(&peers[0], &a);
+	attacker->dead = true;
+	root = spawn(100, 0, 50, &peers[1]);
+	ring = ring_created(root, 0xb0, 5, 900, DT);
+	/* root's own register call is not the dead agent's setup */
+	UT_ASSERT(!agent_server_setup_register(&as, ring, &ev));
+	UT_ASSERT(!ring->agent.setup_napi_seen);
+}
+
+UT_TEST(inode_required_and_checked)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	hello(&peers[0], &a);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 0);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_INODE], 1);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 0);
+	/* an inode the process does not hold at that fd */
+	hello(&peers[0], &a);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 6, 777);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_FOREIGN_RING], 1);
+}
+
+UT_TEST(foreign_rings_refused)
+{
+	struct agent_answer a;
+	struct fproc *root, *child;
+	struct ut_ring *ring;
+
+	/* root's ring, its fd inherited by a child that became nobody */
+	setup();
+	root = spawn(100, 0, 50, &peers[0]);
+	child = spawn(101, 65534, 60, &peers[1]);
+	ring = ring_created(root, 0xa0, 5, 777, 0);
+	hold_ring(root, 5, 777);
+	hold_ring(child, 5, 777);
+	hello(&peers[1], &a);
+	ring_msg(&peers[1], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_FOREIGN_RING], 1);
+
+	/* the process's own ring, but it became another uid since its HELLO */
+	setup();
+	child = spawn(101, 65534, 60, &peers[1]);
+	ring = ring_created(child, 0xa0, 5, 777, 0);
+	hold_ring(child, 5, 777);
+	hello(&peers[1], &a);
+	child->euid = 1000;
+	ring_msg(&peers[1], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(!ring->agent.via);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_FOREIGN_RING], 1);
+}
+
+UT_TEST(one_slot_per_ring)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 65534, 50, &peers[0]);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	for (int i = 0; i < 1024; i++) {
+		hello(&peers[0], &a);
+		UT_ASSERT_EQ_INT(a.reply.status, 0);
+		ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	}
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 1);
+	UT_ASSERT_EQ_INT(as.slots_replaced, 1023);
+	UT_ASSERT_EQ_INT(ring->agent.slot, a.reply.slot);
+	/* the ring goes: its slot with it */
+	agent_server_ring_gone(&as, ring);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 0);
+}
+
+UT_TEST(quotas)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	unsigned int ok = 0;
+
+	setup();
+	spawn(100, 65534, 50, &peers[0]);
+	for (int i = 0; i < 20; i++) {
+		hello(&peers[0], &a);
+		ok += a.reply.status == 0;
+	}
+	UT_ASSERT_EQ_INT(ok, AGENT_PENDING_PER_UID);
+	UT_ASSERT_EQ_INT(a.reply.status, -EDQUOT);
+	UT_ASSERT_STR_CONTAINS(a.reply.why, "ring setups under way");
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_QUOTA_PENDING], 20 - AGENT_PENDING_PER_UID);
+	/* another uid is not held back */
+	spawn(200, 1000, 50, &peers[1]);
+	hello(&peers[1], &a);
+	UT_ASSERT_EQ_INT(a.reply.status, 0);
+
+	/* slots_per_uid: attached rings count */
+	setup();
+	cfg.agent.slots_per_uid = 3;
+	pr = spawn(100, 65534, 50, &peers[0]);
+	for (int i = 0; i < 5; i++) {
+		hello(&peers[0], &a);
+		if (a.reply.status)
+			break;
+		ring_created(pr, 0xa0 + i, 5 + i, 700 + i, DT);
+		hold_ring(pr, 5 + i, 700 + i);
+		ring_msg(&peers[0], UT_AGENT_RING, &a, 5 + i, 700 + i);
+	}
+	UT_ASSERT_EQ_INT(a.reply.status, -EDQUOT);
+	UT_ASSERT_STR_CONTAINS(a.reply.why, "slots_per_uid");
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 3);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_QUOTA_SLOTS], 1);
+}
+
+UT_TEST(app_napi_only_from_the_owner)
+{
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	spawn(101, 1000, 50, &peers[1]);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	hello(&peers[0], &a);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	/* another process of the same uid, with the token */
+	ring_msg(&peers[1], UT_AGENT_APP_NAPI, &a, 5, 777);
+	UT_ASSERT(!ring->agent.app_napi);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_NOT_OWNER], 1);
+	/* the owner, naming another ring than its slot's */
+	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 778);
+	UT_ASSERT(!ring->agent.app_napi);
+	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+	UT_ASSERT(ring->agent.app_napi);
+	UT_ASSERT(!(as.page.pg->slots[a.reply.slot].flags & UT_SLOT_NAPI));
+	/* managed_by is the kernel's to decide (the program's register call) */
+	UT_ASSERT(ring->tune.managed_by != UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(as.app_took_over, 1);
+}
+
+/* the program's own register call seen before its APP_NAPI, or after it */
+UT_TEST(app_napi_and_register_in_either_order)
+{
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	for (int order = 0; order < 2; order++) {
+		setup();
+		pr = spawn(100, 1000, 50, &peers[0]);
+		hello(&peers[0], &a);
+		ring = ring_created(pr, 0xa0, 5, 777, DT);
+		hold_ring(pr, 5, 777);
+		ev.ret = 0;
+		ev.napi.enabled = 1;
+		ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
+		ev.napi.track_mode = UT_TRACK_DYNAMIC;
+		lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev));
+		ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+		UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+		/* the program registers the very state uringtune decided, itself */
+		if (order == 0) {
+			UT_ASSERT(!lifecycle_on_register(&lc, ring, &ev, false));
+			UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+			ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+		} else {
+			ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+			UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+			UT_ASSERT(lifecycle_on_register(&lc, ring, &ev, false));
+		}
+		UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	}
+	/* an APP_NAPI alone (no register call of the program's): nothing changes hands */
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev));
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
+}
+
+/* the agent's setup call, then the program's own, both seen before the RING is read */
+UT_TEST(program_call_during_setup)
+{
+	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
+	struct agent_answer a;
+	struct fproc *pr;
+	struct ut_ring *ring;
+
+	setup();
+	pr = spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	ring = ring_created(pr, 0xa0, 5, 777, DT);
+	hold_ring(pr, 5, 777);
+	ev.napi.enabled = 1;
+	ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
+	ev.napi.track_mode = UT_TRACK_DYNAMIC;
+	UT_ASSERT(!lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev)));
+	ev.napi.busy_poll_ns = 20000;
+	UT_ASSERT(!agent_server_setup_register(&as, ring, &ev));
+	UT_ASSERT(lifecycle_on_register(&lc, ring, &ev, false));
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
+	UT_ASSERT(ring->agent.via);
+	UT_ASSERT(ring->agent.setup_napi_seen);
+	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
+}
+
+UT_TEST(malformed_and_ping)
+{
+	struct agent_answer a;
+	struct ut_agent_hello h = { .type = UT_AGENT_PING, .version = UT_AGENT_PROTO_VERSION };
+	char junk[300] = { 3, 0, 0, 0 };
+
+	setup();
+	spawn(100, 1000, 50, &peers[0]);
+	agent_server_handle(&as, &peers[0], junk, sizeof(junk), &a);
+	UT_ASSERT(!a.send);
+	agent_server_handle(&as, &peers[0], junk, 2, &a);
+	UT_ASSERT(!a.send);
+	h.version = 1;
+	agent_server_handle(&as, &peers[0], &h, sizeof(h), &a);
+	UT_ASSERT(!a.send);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_BAD_MESSAGE], 3);
+	h.version = UT_AGENT_PROTO_VERSION;
+	agent_server_handle(&as, &peers[0], &h, sizeof(h), &a);
+	UT_ASSERT(a.send && !a.with_page);
+	UT_ASSERT_STR_CONTAINS(a.reply.why, "tune mode");
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 0);
+}
+
+UT_TEST(unanswered_hello_frees_its_slot)
+{
+	struct agent_answer a;
+
+	setup();
+	spawn(100, 1000, 50, &peers[0]);
+	hello(&peers[0], &a);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 1);
+	agent_server_unanswered(&as, &a);
+	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 0);
+	UT_ASSERT_EQ_INT(as.page.pg->slots[a.reply.slot].token, 0);
+	UT_ASSERT_EQ_INT(as.page.own->recs[a.reply.slot].token, 0);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return 1;
+	ut_run("hello_ring_attach", hello_ring_attach);
+	ut_run("claims_decide_nothing", claims_decide_nothing);
+	ut_run("kernel_register_decides", kernel_register_decides);
+	ut_run("pid_reuse_inherits_nothing", pid_reuse_inherits_nothing);
+	ut_run("pending_setup_of_dead_owner", pending_setup_of_dead_owner);
+	ut_run("inode_required_and_checked", inode_required_and_checked);
+	ut_run("foreign_rings_refused", foreign_rings_refused);
+	ut_run("one_slot_per_ring", one_slot_per_ring);
+	ut_run("quotas", quotas);
+	ut_run("app_napi_only_from_the_owner", app_napi_only_from_the_owner);
+	ut_run("app_napi_and_register_in_either_order", app_napi_and_register_in_either_order);
+	ut_run("program_call_during_setup", program_call_during_setup);
+	ut_run("malformed_and_ping", malformed_and_ping);
+	ut_run("unanswered_hello_frees_its_slot", unanswered_hello_frees_its_slot);
+	if (as.info)
+		agent_server_close(&as);
+	lifecycle_fini(&lc);
+	registry_free(&reg);
+	return ut_finish();
+}
