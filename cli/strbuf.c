@@ -66,11 +66,14 @@ void sb_add_esc(struct strbuf *sb, const char *s, size_t len, bool quote)
 
 char *sb_take(struct strbuf *sb)
 {
+	/* nothing added (an empty name): the buffer is new, terminate it here */
 	sb_reserve(sb, 0);
 	if (sb->oom) {
 		free(sb->p);
 		sb->p = NULL;
+		return NULL;
 	}
+	sb->p[sb->len] = '\0';
 	return sb->p;
 }
 
