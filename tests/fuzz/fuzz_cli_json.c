@@ -27,8 +27,13 @@
 
 static void check_text(const char *s, size_t len)
 {
-	for (size_t i = 0; i < len; i++)
-		FUZZ_CHECK(s[i] == '\n' || (s[i] >= 0x20 && s[i] < 0x7f));
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] == '\n' || (s[i] >= 0x20 && s[i] < 0x7f))
+			continue;
+		fprintf(stderr, "byte 0x%02x at offset %zu of:\n%.*s\n", (unsigned char)s[i], i,
+			(int)len, s);
+		FUZZ_CHECK(!"plain ASCII lines");
+	}
 }
 
 /* render into a memstream; its text in *out (freed by the caller) */
