@@ -4,6 +4,7 @@
 # make check      install missing packages, build, run every test
 # make run        install missing packages, build, run the daemon in the foreground
 # make bench      benchmarks (not tests), results under bench/results/
+# make fuzz       run each fuzz target for FUZZ_SECONDS (see "Fuzzing" below)
 # make install    install under $(DESTDIR)$(PREFIX) (see "install" below)
 
 BUILD		?= build
@@ -232,7 +233,7 @@ $(DAEMON_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 check: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
 	@tests/run.sh
 
 run: deps
@@ -286,5 +287,76 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 		printf '  %-8s %s\n' INSTALL "$$dst"; \
 		gzip -9 -n -c $$m >"$$dst" && chmod 0644 "$$dst" || exit 1; \
 	done
+
+# ---------------------------------------------------------------------------
+# Fuzzing and sanitizers
+#
+# make fuzz            the libFuzzer targets (tests/fuzz/fuzz_*.c; clang with
+#                      ASan and UBSan, into build-fuzz/), each run for
+#                      FUZZ_SECONDS (default 60); FUZZ_TARGETS="config control"
+#                      runs only those. New inputs go to build-fuzz/corpus/,
+#                      crashes to build-fuzz/crashes/: the tree is not changed.
+# make fuzz-build      the targets only; `make check` builds them and replays
+#                      their committed corpora (tests/fuzz/corpus/TARGET/)
+# make sanitize-build  the unit tests built with ASan and UBSan into
+#                      build-asan/; `make check` runs them too
+#                      (tests/unit/sanitized.sh)
+FUZZ_BUILD	?= build-fuzz
+ASAN_BUILD	?= build-asan
+FUZZ_SECONDS	?= 60
+FUZZ_ALL	:= config journal control agent_wire cli_json
+FUZZ_TARGETS	?= $(FUZZ_ALL)
+SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS	:= -O1 -g $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CFLAGS_JSON)
+FUZZ_INC	:= $(DAEMON_INC) -Icli -Itests/fuzz
+
+# what each target links besides common/ and its own file: the code under
+# test, as the daemon or the CLI builds it (control: no BPF, see fake_observe.c)
+FUZZ_SRCS_config	:= $(wildcard daemon/config/*.c) daemon/log.c
+FUZZ_SRCS_journal	:= daemon/tune/journal.c daemon/tune/journal_format.c daemon/log.c
+FUZZ_SRCS_control	:= daemon/report/control.c daemon/report/status_json.c \
+			   daemon/report/export.c daemon/report/prom.c \
+			   $(wildcard daemon/tune/lifecycle*.c daemon/config/*.c) \
+			   daemon/tune/journal.c daemon/tune/journal_format.c daemon/tune/select.c \
+			   daemon/observe/registry.c daemon/agent/agent_slots.c \
+			   daemon/agent/agent_page.c daemon/tuner.c daemon/tunable.c \
+			   daemon/iopoll_advice.c daemon/log.c tests/fuzz/fake_observe.c
+FUZZ_SRCS_agent_wire	:=
+FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c
+FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_INIH)
+
+.PHONY: fuzz fuzz-build sanitize-build
+
+fuzz-build: $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz_%)
+
+fuzz: fuzz-build
+	@FUZZ_BUILD=$(FUZZ_BUILD) tests/fuzz/run.sh $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# the product's code instrumented for coverage; the fuzzer's main() at link
+$(FUZZ_BUILD)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link $(FUZZ_INC) -MMD -MP -c $< -o $@
+
+define FUZZ_TARGET
+$(FUZZ_BUILD)/fuzz_$(1): $(patsubst %.c,$(FUZZ_BUILD)/%.o,tests/fuzz/fuzz_$(1).c \
+		tests/fuzz/fuzz_util.c $(FUZZ_SRCS_$(1)) $(COMMON_SRCS))
+	$$(call msg,LINK,$$@)
+	$$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $$@ $$^ $(FUZZ_LIBS)
+endef
+$(foreach t,$(FUZZ_ALL),$(eval $(call FUZZ_TARGET,$(t))))
+
+# the same unit tests, built into build-asan/ with the product's compiler
+sanitize-build:
+	@$(MAKE) -s --no-print-directory BUILD=$(ASAN_BUILD) CFLAGS="-O2 -g $(SAN_FLAGS)" \
+		$(UNIT_SRCS:tests/unit/%.c=$(ASAN_BUILD)/tests/%)
+
+clean: clean-sanitize
+.PHONY: clean-sanitize
+clean-sanitize:
+	rm -rf $(FUZZ_BUILD) $(ASAN_BUILD)
+
+-include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
+# --------------------------------------------------------------------------- (fuzzing)
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)

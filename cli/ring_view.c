@@ -367,8 +367,8 @@ static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 	uint64_t count[UT_HIST_SLOTS] = { 0 }, max, n = 0, inflight = 0, v;
 	struct json_object *adv = jget(iop, "advice");
 	char a[24] = "-", b[24] = "-";
+	char *why, *mode;
 	int lo, hi;
-	char *why;
 
 	jget_u64(iop, "completions", &n);
 	jget_u64(iop, "in_flight", &inflight);
@@ -377,10 +377,11 @@ static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 	if (jget_u64(iop, "p99_ns", &v))
 		rv_duration(v, b, sizeof(b));
 	why = rv_esc(adv, "why", false);
+	mode = rv_esc(iop, "mode", true);
 	fprintf(out, "%-*s%s, %" PRIu64 " completions, %" PRIu64 " in flight, p50 %s, p99 %s\n",
-		RV_KEY_W, "iopoll", json_object_is_type(jget(iop, "mode"), json_type_string) ?
-		json_object_get_string(jget(iop, "mode")) : "-", n, inflight, a, b);
+		RV_KEY_W, "iopoll", mode ? mode : "-", n, inflight, a, b);
 	fprintf(out, "%-*s%s\n", RV_KEY_W, "hybrid advice", why ? why : "-");
+	free(mode);
 	free(why);
 	rv_hist_read(jget(iop, "hist_log2_ns"), count, &lo, &hi, &max);
 	if (lo < 0)

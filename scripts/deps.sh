@@ -9,6 +9,9 @@ set -u
 # build: compilers, BPF toolchain, libraries
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
 libsystemd-dev libinih-dev libjson-c-dev liburing-dev"
+# make check: fuzz targets (clang's libFuzzer, ASan and UBSan runtimes;
+# gcc's come with gcc)
+PKGS="$PKGS libclang-rt-dev"
 # run and test: network namespaces, NIC offloads, JSON in shell tests, setpriv
 PKGS="$PKGS iproute2 ethtool jq util-linux procps"
 # test the service: systemd-analyze, promtool, node_exporter, curl, man pages

@@ -1,8 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 #
-# Runs every test: unit test binaries (build/tests/test_*), then the
-# integration tests (tests/integration/*.sh) against the real kernel.
+# Runs every test: unit test binaries (build/tests/test_*), the same under
+# ASan/UBSan (tests/unit/sanitized.sh), the fuzz targets' corpora
+# (tests/fuzz/replay.sh), then the integration tests (tests/integration/*.sh)
+# against the real kernel.
 # An integration test passes with exit 0, is skipped with exit 77 (its last
 # output line is the reason), and fails otherwise. Ends with one line:
 #   N passed, N failed, N skipped
@@ -19,8 +21,10 @@ logdir=build/test-logs
 rm -rf "$logdir"
 mkdir -p "$logdir"
 
-# unit tests: each binary prints PASS/FAIL lines, one per test
-for bin in build/tests/test_*; do
+# unit tests: each binary prints PASS/FAIL lines, one per test; then the
+# same under ASan and UBSan (one line per binary) and the fuzz targets'
+# corpora replayed (one line per target), both built by make check
+for bin in build/tests/test_* tests/unit/sanitized.sh tests/fuzz/replay.sh; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
 	out=$("$bin" 2>&1)

@@ -255,6 +255,17 @@ UT_TEST(header_escaped)
 	UT_ASSERT(!strchr(out, '\033'));
 }
 
+/* an IOPOLL ring's mode is the daemon's word too: escaped like the rest */
+UT_TEST(iopoll_mode_escaped)
+{
+	render("{\"pid\":1,\"fd\":2,\"iopoll\":{\"mode\":\"cl\\u001b[2Jassic\",\"completions\":0,"
+	       "\"advice\":{\"why\":\"too few\"}}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("iopoll "),
+			 "iopoll         cl\\x1b[2Jassic, 0 completions, 0 in flight, p50 -, p99 -");
+	UT_ASSERT(!strchr(out, '\033'));
+}
+
 /* a ring set up through the agent: managed "(agent)", what it did, what waits */
 UT_TEST(agent_ring)
 {
@@ -330,6 +341,7 @@ int main(void)
 	ut_run("width", width);
 	ut_run("empty_histogram", empty_histogram);
 	ut_run("header_escaped", header_escaped);
+	ut_run("iopoll_mode_escaped", iopoll_mode_escaped);
 	ut_run("agent_ring", agent_ring);
 	ut_run("missing_fields", missing_fields);
 	ut_run("find", find);

@@ -107,6 +107,16 @@ UT_TEST(comm_escaped)
 	UT_ASSERT_STR_CONTAINS(line(2), "  a\\\"b\\\\c\\nd\\te\\x01f\\x7f\\xc3\\xa9  2  ");
 }
 
+/* an empty name is an empty cell: nothing after it but the next cells */
+UT_TEST(comm_empty)
+{
+	render("{" DAEMON_OK ",\"rings\":[{\"pid\":1,\"fd\":2,\"comm\":\"\",\"tunable\":true}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 3);
+	UT_ASSERT_STR_EQ(line(2), "1          2   -      -     -          -      -    -      -        "
+			 "-       -        yes");
+}
+
 /* the daemon's prose keeps its quotes; control bytes still cannot break lines */
 UT_TEST(reason_escaped)
 {
@@ -201,6 +211,7 @@ int main(void)
 {
 	ut_run("full_ring", full_ring);
 	ut_run("comm_escaped", comm_escaped);
+	ut_run("comm_empty", comm_empty);
 	ut_run("reason_escaped", reason_escaped);
 	ut_run("dashes", dashes);
 	ut_run("missing_fields", missing_fields);
