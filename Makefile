@@ -314,16 +314,15 @@ FUZZ_INC	:= $(DAEMON_INC) -Icli -Itests/fuzz
 # test, as the daemon or the CLI builds it (control: no BPF, see fake_observe.c)
 FUZZ_SRCS_config	:= $(wildcard daemon/config/*.c) daemon/log.c
 FUZZ_SRCS_journal	:= daemon/tune/journal.c daemon/tune/journal_format.c daemon/log.c
-FUZZ_SRCS_control	:= daemon/report/control.c daemon/report/status_json.c \
-			   daemon/report/export.c daemon/report/prom.c \
-			   $(wildcard daemon/tune/lifecycle*.c daemon/config/*.c) \
-			   daemon/tune/journal.c daemon/tune/journal_format.c daemon/tune/select.c \
-			   daemon/observe/registry.c daemon/agent/agent_slots.c \
-			   daemon/agent/agent_page.c daemon/tuner.c daemon/tunable.c \
-			   daemon/iopoll_advice.c daemon/log.c tests/fuzz/fake_observe.c
+# the daemon without its BPF edge, event loop and sockets (fake_observe.c
+# stands in for what the reports read of the BPF edge)
+FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
+			   daemon/observe/trace.c daemon/observe/iopoll.c daemon/observe/inventory.c \
+			   daemon/report/control_server.c daemon/report/control_conn.c,$(DAEMON_SRCS)) \
+			   tests/fuzz/fake_observe.c
 FUZZ_SRCS_agent_wire	:=
 FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c
-FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_INIH)
+FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build
 

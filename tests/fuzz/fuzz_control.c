@@ -239,7 +239,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	daemon_setup();
 	check_journal();
 	for (int n = 0; n < MAX_REQUESTS && (line = fuzz_next_line(data, size, &off, &len)); n++) {
-		reply = control_handle(&d, line);
+		reply = control_handle(&d, line, len);
 		check_reply(reply);
 		check_journal();
 		free(reply);
