@@ -32,6 +32,7 @@ struct journal {
 	struct journal_entry *entries;
 	size_t n;
 	size_t cap;
+	uint64_t writes;	/* files written since open (each: 2 fsyncs) */
 };
 
 /*
