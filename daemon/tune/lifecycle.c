@@ -24,6 +24,9 @@ void lifecycle_fini(struct lifecycle *lc)
 	free(lc->take_queue);
 	lc->take_queue = NULL;
 	lc->n_take = lc->cap_take = 0;
+	free(lc->gone);
+	lc->gone = NULL;
+	lc->n_gone = lc->cap_gone = 0;
 }
 
 uint64_t lc_now(const struct lifecycle *lc)
@@ -104,13 +107,15 @@ int lc_apply(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_sett
 
 void lc_refused(struct lifecycle *lc, struct ut_ring *ring, int ret, const char *err)
 {
-	lc->actions_failed++;
 	ring->tune.refused = true;
 	if (ret == -ESRCH || ret == -ESTALE) {
+		/* nothing failed: the ring's process exited or closed it */
+		lc->actions_vanished++;
 		log_ring(LOG_DEBUG, ring, "went away before it could be changed: %s", err);
 		snprintf(ring->tune.error, sizeof(ring->tune.error), "ring went away: %s", err);
 		return;
 	}
+	lc->actions_failed++;
 	snprintf(ring->tune.error, sizeof(ring->tune.error), "%s", err);
 	log_ring(LOG_WARNING, ring, "the kernel refused a NAPI change: %s; leaving this ring "
 		 "alone", err);
@@ -221,15 +226,6 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 	ring->tune.managed_by = swept && ring->obs.napi.enabled ? UT_MANAGED_APP :
 				UT_MANAGED_NONE;
 	lifecycle_ring_seen(lc, ring);
-}
-
-void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
-{
-	struct journal_entry *e = journal_find(&lc->journal, ring->ctx);
-
-	/* its changes died with it */
-	if (e && lc_same_ring(ring, e))
-		journal_drop(&lc->journal, ring->ctx);
 }
 
 /* the queued rings still eligible, and the journal entries they need */

@@ -50,10 +50,13 @@ struct lifecycle {
 	bool ready;			/* journal settled: rings may be changed */
 	uint64_t *take_queue;		/* rings to take at the next flush */
 	size_t n_take, cap_take;
+	struct journal_entry *gone;	/* entries of gone rings, to drop in one write */
+	size_t n_gone, cap_gone;
 
 	/* counters, for status and metrics */
 	uint64_t actions_ok;		/* changes the kernel accepted */
 	uint64_t actions_failed;	/* ... and refused */
+	uint64_t actions_vanished;	/* ... whose ring went away first (not a failure) */
 	uint64_t agent_applied;		/* agent decisions seen applied */
 };
 
@@ -79,8 +82,14 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring);
 /* take every queued ring: one journal write for the burst, then the backend */
 void lifecycle_flush(struct lifecycle *lc);
-/* the ring is gone (closed, process exited): its journal entry goes too */
+/*
+ * The ring is gone (closed, process exited): its journal entry goes too, at
+ * the next lifecycle_drop_gone() (a sweep that finds 10 000 rings gone writes
+ * the journal once, not 10 000 times).
+ */
 void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring);
+/* drop the journal entries of the rings gone since the last call, in one write */
+void lifecycle_drop_gone(struct lifecycle *lc);
 
 /*
  * A NAPI (un)register call on a ring (BPF event), after the registry noted

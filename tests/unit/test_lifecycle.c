@@ -249,6 +249,9 @@ UT_TEST(backend_ring_gone)
 	lifecycle_flush(&lc);
 	UT_ASSERT_EQ_INT(lc.journal.n, 0);
 	UT_ASSERT_STR_CONTAINS(ring->tune.error, "ring went away");
+	/* nor a failure: counted apart */
+	UT_ASSERT_EQ_INT(lc.actions_failed, 0);
+	UT_ASSERT_EQ_INT(lc.actions_vanished, 1);
 	crash();
 }
 
@@ -420,8 +423,74 @@ UT_TEST(ring_gone_drops_entry)
 	lifecycle_ring_found(&lc, a, false);
 	lifecycle_flush(&lc);
 	lifecycle_ring_gone(&lc, a);
+	lifecycle_drop_gone(&lc);
 	UT_ASSERT_EQ_INT(lc.journal.n, 0);
 	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	crash();
+}
+
+/* many rings gone in one sweep: one journal write, and only their entries */
+UT_TEST(rings_gone_dropped_in_one_write)
+{
+	struct ut_ring *rings[50], *b;
+	uint64_t before;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	for (int i = 0; i < 50; i++) {
+		rings[i] = add_ring(RING_A + 0x1000 * (uint64_t)i, 100 + i, 5, 0, false);
+		lifecycle_ring_found(&lc, rings[i], false);
+	}
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	before = lc.journal.writes;
+	/* 49 go (the last one stays), in reverse order, and nothing is written yet */
+	for (int i = 48; i >= 0; i--)
+		lifecycle_ring_gone(&lc, rings[i]);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before);
+	/* a new ring at a gone one's address, taken before the drop: its entry stays */
+	registry_remove(&reg, RING_A);
+	b = add_ring(RING_A, 900, 9, 0, false);
+	lifecycle_ring_found(&lc, b, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	before = lc.journal.writes;
+	lifecycle_drop_gone(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before + 1);
+	UT_ASSERT_EQ_INT(lc.journal.n, 2);
+	UT_ASSERT(journal_find(&lc.journal, RING_A) != NULL);
+	UT_ASSERT_EQ_INT(journal_find(&lc.journal, RING_A)->pid, 900);
+	UT_ASSERT(journal_find(&lc.journal, RING_A + 0x1000 * 49ULL) != NULL);
+	/* nothing gone since: no write */
+	before = lc.journal.writes;
+	lifecycle_drop_gone(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before);
+	crash();
+}
+
+/* a start after a crash: every gone ring's entry dropped in one write */
+UT_TEST(settle_gone_in_one_write)
+{
+	uint64_t before;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	for (int i = 0; i < 20; i++)
+		lifecycle_ring_found(&lc, add_ring(RING_A + 0x1000 * (uint64_t)i, 100 + i, 5, 0,
+						   false), false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 20);
+	crash();
+	restart(UT_MODE_TUNE);
+	/* only ring 3 is still there, still tuned */
+	sweep_ring(RING_A + 0x3000, 103, 5, true);
+	before = lc.journal.writes;
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT(journal_find(&lc.journal, RING_A + 0x3000) != NULL);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before + 1);
 	UT_ASSERT_EQ_INT(fake.restores, 0);
 	crash();
 }
@@ -493,6 +562,8 @@ int main(void)
 	ut_run("nothing_before_settle", nothing_before_settle);
 	ut_run("select_and_flags_gate_taking", select_and_flags_gate_taking);
 	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
+	ut_run("rings_gone_dropped_in_one_write", rings_gone_dropped_in_one_write);
+	ut_run("settle_gone_in_one_write", settle_gone_in_one_write);
 	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
 	return ut_finish();
 }
