@@ -34,6 +34,13 @@ uint64_t lc_now(const struct lifecycle *lc)
 	return lc->env.now();
 }
 
+pid_t lc_other_tuner(const struct lifecycle *lc)
+{
+	pid_t pid = lc->env.tuner ? lc->env.tuner(lc->env.arg) : 0;
+
+	return pid > 0 && pid != lc->self_pid ? pid : 0;
+}
+
 unsigned int lc_count_ids(const uint32_t *ids)
 {
 	unsigned int n = 0;
@@ -222,9 +229,13 @@ void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring)
 
 void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept)
 {
-	/* we never change a ring before it is found: NAPI on means its app did it */
-	ring->tune.managed_by = swept && ring->obs.napi.enabled ? UT_MANAGED_APP :
-				UT_MANAGED_NONE;
+	/*
+	 * We never change a ring before it is found: NAPI on means its app did
+	 * it. Unless another daemon tunes this host: then it may be that one's
+	 * doing, and nobody can say whose the ring is.
+	 */
+	ring->tune.managed_by = swept && ring->obs.napi.enabled && !lc_other_tuner(lc) ?
+				UT_MANAGED_APP : UT_MANAGED_NONE;
 	lifecycle_ring_seen(lc, ring);
 }
 

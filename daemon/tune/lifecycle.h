@@ -34,6 +34,12 @@ struct lifecycle_env {
 	uint64_t (*now)(void);		/* CLOCK_MONOTONIC ns, the BPF clock */
 	/* [select]: may uringtune tune this process? If not, *why names the rule */
 	bool (*selects)(void *arg, pid_t pid, const char *comm, const char **why);
+	/*
+	 * The pid of the daemon tuning this host (this one's if it tunes), 0 if
+	 * none: its register calls are uringtune's, never an application's,
+	 * whichever daemon sees them. NULL: none.
+	 */
+	pid_t (*tuner)(void *arg);
 	void *arg;
 };
 

@@ -44,6 +44,15 @@ static uint64_t fake_now(void)
 	return clock_ns;
 }
 
+/* the daemon tuning the host, as instance_tuner() would say (0: none) */
+static pid_t tuner_pid;
+
+static pid_t fake_tuner(void *arg)
+{
+	(void)arg;
+	return tuner_pid;
+}
+
 static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
 {
 	(void)arg, (void)pid, (void)comm;
@@ -83,7 +92,9 @@ static struct lifecycle lc;
 /* a lifecycle in mode over a fresh registry and the journal this host has */
 static void restart(enum ut_mode mode)
 {
-	const struct lifecycle_env env = { .now = fake_now, .selects = fake_selects };
+	const struct lifecycle_env env = {
+		.now = fake_now, .selects = fake_selects, .tuner = fake_tuner,
+	};
 	char err[256];
 
 	config_defaults(&cfg);
@@ -93,6 +104,7 @@ static void restart(enum ut_mode mode)
 	memset(&lc, 0, sizeof(lc));
 	fake.lc = &lc;
 	select_ok = true;
+	tuner_pid = mode == UT_MODE_TUNE ? SELF : 0;
 	clock_ns = 1000000000ULL;
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	lc.self_pid = SELF;
@@ -495,6 +507,46 @@ UT_TEST(settle_gone_in_one_write)
 	crash();
 }
 
+/*
+ * Another daemon tunes this host, this one observes: that daemon's register
+ * calls are uringtune's, not the application's, and a ring found with NAPI
+ * on may be its doing.
+ */
+UT_TEST(other_daemons_calls_are_not_the_apps)
+{
+	struct ut_event ev;
+	struct ut_ring *a, *b;
+
+	start(UT_MODE_OBSERVE);
+	tuner_pid = 7000;
+	lifecycle_settle_journal(&lc);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	ev = register_event(a, 7000, 0, 50);
+	UT_ASSERT(!lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	/* the kernel's state is noted all the same */
+	UT_ASSERT(a->obs.napi.enabled);
+	b = sweep_ring(RING_B, 200, 6, true);
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_NONE);
+	/* the application's own call still makes it the application's */
+	ev = register_event(a, 100, 0, 200);
+	UT_ASSERT(lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_APP);
+	/* no daemon tunes: NAPI on at the first sweep is the application's */
+	tuner_pid = 0;
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x100, 201, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
+	/* this daemon tunes: its own calls never were the app's, another pid's are */
+	tuner_pid = SELF;
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x200, 202, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
+	ev = register_event(b, 7000, 0, 50);
+	UT_ASSERT(lifecycle_on_register(&lc, b, &ev, false));
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_APP);
+	crash();
+}
+
 /* the agent backend: deferred, unjournaled, confirmed by the register event */
 static struct fake agent_fake;
 
@@ -564,6 +616,7 @@ int main(void)
 	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
 	ut_run("rings_gone_dropped_in_one_write", rings_gone_dropped_in_one_write);
 	ut_run("settle_gone_in_one_write", settle_gone_in_one_write);
+	ut_run("other_daemons_calls_are_not_the_apps", other_daemons_calls_are_not_the_apps);
 	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
 	return ut_finish();
 }
