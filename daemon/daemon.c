@@ -39,6 +39,15 @@ static pid_t tuner(void *arg)
 	return instance_tuner(&d->inst);
 }
 
+/* ... and the rings that daemon has journaled */
+static bool tuned_elsewhere(void *arg, const struct ut_ring *ring)
+{
+	struct ut_daemon *d = arg;
+	const struct ut_holder *h = &ring->obs.holder;
+
+	return instance_tuner_journaled(&d->inst, h->pid, h->fd, h->ino, h->start_boottime);
+}
+
 int daemon_claim(struct ut_daemon *d)
 {
 	char err[512];
@@ -46,7 +55,7 @@ int daemon_claim(struct ut_daemon *d)
 
 	instance_init(&d->inst, INSTANCE_TUNE_LOCK);
 	if (d->cfg.mode == UT_MODE_TUNE)
-		ret = instance_claim_tuning(&d->inst, err, sizeof(err));
+		ret = instance_claim_tuning(&d->inst, d->cfg.state_dir, err, sizeof(err));
 	if (!ret)
 		ret = instance_claim_state(&d->inst, d->cfg.state_dir, err, sizeof(err));
 	if (!ret && d->cfg.agent.enabled)
@@ -77,7 +86,8 @@ static void start_identity(struct ut_daemon *d)
 static int start_parts(struct ut_daemon *d)
 {
 	const struct lifecycle_env env = {
-		.now = clock_now, .selects = selects, .tuner = tuner, .arg = d,
+		.now = clock_now, .selects = selects, .tuner = tuner,
+		.tuned_elsewhere = tuned_elsewhere, .arg = d,
 	};
 	char err[512];
 	int ret;

@@ -81,14 +81,15 @@ static pid_t written_pid(int fd)
 /*
  * Open @path and lock it without waiting: a lock file (created 0600: nobody
  * else may open it, or they could hold it) or, with @dir, a directory that
- * is not ours to write in. 0 when held; -EWOULDBLOCK when another process
+ * is not ours to write in; a lock file then holds our pid and @note (a line,
+ * or NULL). 0 when held; -EWOULDBLOCK when another process
  * holds it (*holder: its pid, 0 if unknown); else -errno and *what the step
  * that failed.
  */
-static int lock_path(struct instance_lock *l, const char *path, bool dir, pid_t *holder,
-		     const char **what)
+static int lock_path(struct instance_lock *l, const char *path, bool dir, const char *note,
+		     pid_t *holder, const char **what)
 {
-	char pid[24];
+	char pid[PATH_MAX + 32];
 	struct stat st;
 	int fd, ret;
 
@@ -113,8 +114,8 @@ static int lock_path(struct instance_lock *l, const char *path, bool dir, pid_t 
 		close(fd);
 		return ret;
 	}
-	/* for people (cat); the daemons read /proc/locks */
-	snprintf(pid, sizeof(pid), "%d\n", (int)getpid());
+	/* for people (cat; the daemons read /proc/locks), and a note for other daemons */
+	snprintf(pid, sizeof(pid), "%d\n%s%s", (int)getpid(), note ? note : "", note ? "\n" : "");
 	if (!dir && ftruncate(fd, 0) == 0)
 		(void)!pwrite(fd, pid, strlen(pid), 0);
 	l->fd = fd;
@@ -149,7 +150,7 @@ static int claim(struct instance_lock *l, const struct claim *c, char *err, size
 	char who[32];
 	int ret;
 
-	ret = lock_path(l, c->path, c->dir, &holder, &step);
+	ret = lock_path(l, c->path, c->dir, NULL, &holder, &step);
 	if (ret == -EWOULDBLOCK) {
 		snprintf(err, errlen, "%s %s is in use by another uringtuned (%s); two daemons "
 			 "cannot share it: stop that one first, or give this one its own %s",
@@ -162,7 +163,7 @@ static int claim(struct instance_lock *l, const struct claim *c, char *err, size
 	return ret;
 }
 
-int instance_claim_tuning(struct instance *in, char *err, size_t errlen)
+int instance_claim_tuning(struct instance *in, const char *state_dir, char *err, size_t errlen)
 {
 	const char *what;
 	pid_t holder = 0;
@@ -176,7 +177,8 @@ int instance_claim_tuning(struct instance *in, char *err, size_t errlen)
 			 in->tune_path, strerror(-ret));
 		return ret;
 	}
-	ret = lock_path(&in->tune, in->tune_path, false, &holder, &what);
+	/* the state directory, where daemons that do not tune find our journal */
+	ret = lock_path(&in->tune, in->tune_path, false, state_dir, &holder, &what);
 	if (ret == -EWOULDBLOCK) {
 		snprintf(err, errlen, "another uringtuned (%s) is tuning this host (%s); one "
 			 "daemon per host tunes: stop that one first, or start this one with "
@@ -275,6 +277,8 @@ static void release(struct instance_lock *l)
 
 void instance_release(struct instance *in)
 {
+	free(in->peer.entries);
+	memset(&in->peer, 0, sizeof(in->peer));
 	release(&in->textfile);
 	release(&in->page);
 	release(&in->state);

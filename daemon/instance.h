@@ -20,7 +20,7 @@
  *
  * The lock's holder also tells uringtune's own register calls from an
  * application's across daemons: a call from the pid that holds the tuning
- * lock is uringtune's.
+ * lock is uringtune's, and so is a ring that daemon has journaled.
  */
 #ifndef UT_INSTANCE_H
 #define UT_INSTANCE_H
@@ -44,6 +44,18 @@ struct instance_lock {
 	bool dir;			/* a directory locked, not a lock file */
 };
 
+struct journal_entry;
+
+/* the tuning daemon's journal as a daemon that does not tune last read it */
+struct instance_peer {
+	pid_t pid;			/* the tuning daemon it is of */
+	uint64_t ino, size;		/* its file (a write renames a new one over it) */
+	int64_t mtime_ns;
+	bool known;			/* read whole and understood */
+	struct journal_entry *entries;
+	size_t n;
+};
+
 struct instance {
 	char tune_path[PATH_MAX];	/* INSTANCE_TUNE_LOCK (tests: another) */
 	struct instance_lock tune;
@@ -54,16 +66,18 @@ struct instance {
 	/* instance_tuner() of a daemon that does not tune, kept briefly */
 	pid_t tuner;
 	uint64_t tuner_at_ns;
+	struct instance_peer peer;	/* instance_peer.c */
 };
 
 void instance_init(struct instance *in, const char *tune_path);
 
 /*
- * Take the host's tuning lock. -EBUSY if another daemon holds it (err: one
- * line naming its pid and what to do); another -errno if the lock cannot be
- * taken at all (a daemon that cannot know it is alone must not tune).
+ * Take the host's tuning lock; the file then says "PID\nSTATE_DIR\n". -EBUSY
+ * if another daemon holds it (err: one line naming its pid and what to do);
+ * another -errno if the lock cannot be taken at all (a daemon that cannot
+ * know it is alone must not tune).
  */
-int instance_claim_tuning(struct instance *in, char *err, size_t errlen);
+int instance_claim_tuning(struct instance *in, const char *state_dir, char *err, size_t errlen);
 
 /* Take STATE_DIR/lock, creating STATE_DIR (0700) if needed; the same errors. */
 int instance_claim_state(struct instance *in, const char *state_dir, char *err, size_t errlen);
@@ -83,6 +97,14 @@ void instance_release(struct instance *in);
  * an answer is kept 100 ms.
  */
 pid_t instance_tuner(struct instance *in);
+
+/*
+ * Has the daemon tuning this host (not this one) journaled that ring, i.e.
+ * changed it? True also when its journal cannot be read: then nobody can
+ * tell. False when no other daemon tunes. (instance_peer.c)
+ */
+bool instance_tuner_journaled(struct instance *in, pid_t pid, int fd, uint64_t ino,
+			      uint64_t start_boottime);
 
 /*
  * One line of /proc/locks: the pid holding an exclusive flock on the file

@@ -35,7 +35,6 @@
 #include "journal_format.h"
 #include "log.h"
 
-#define JOURNAL_NAME	"journal"
 /* mkstemp() template; journal_open() removes leftovers of a crash */
 #define TMP_TEMPLATE	JOURNAL_NAME ".tmp.XXXXXX"
 

@@ -26,6 +26,9 @@
 
 #include "journal_format.h"	/* struct journal_entry: what a line holds */
 
+/* the file's name in the state directory */
+#define JOURNAL_NAME	"journal"
+
 struct journal {
 	char path[PATH_MAX];
 	char dir[PATH_MAX];

@@ -34,13 +34,6 @@ uint64_t lc_now(const struct lifecycle *lc)
 	return lc->env.now();
 }
 
-pid_t lc_other_tuner(const struct lifecycle *lc)
-{
-	pid_t pid = lc->env.tuner ? lc->env.tuner(lc->env.arg) : 0;
-
-	return pid > 0 && pid != lc->self_pid ? pid : 0;
-}
-
 unsigned int lc_count_ids(const uint32_t *ids)
 {
 	unsigned int n = 0;
@@ -231,10 +224,11 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 {
 	/*
 	 * We never change a ring before it is found: NAPI on means its app did
-	 * it. Unless another daemon tunes this host: then it may be that one's
-	 * doing, and nobody can say whose the ring is.
+	 * it, unless the daemon that tunes this host (not this one) did.
 	 */
-	ring->tune.managed_by = swept && ring->obs.napi.enabled && !lc_other_tuner(lc) ?
+	ring->tune.managed_by = swept && ring->obs.napi.enabled &&
+				!(lc->env.tuned_elsewhere &&
+				  lc->env.tuned_elsewhere(lc->env.arg, ring)) ?
 				UT_MANAGED_APP : UT_MANAGED_NONE;
 	lifecycle_ring_seen(lc, ring);
 }

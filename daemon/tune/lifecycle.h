@@ -40,6 +40,8 @@ struct lifecycle_env {
 	 * whichever daemon sees them. NULL: none.
 	 */
 	pid_t (*tuner)(void *arg);
+	/* has the daemon tuning this host (not this one) changed that ring? NULL: no */
+	bool (*tuned_elsewhere)(void *arg, const struct ut_ring *ring);
 	void *arg;
 };
 

@@ -74,6 +74,14 @@ static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct u
 	return true;
 }
 
+/* the pid of another daemon that tunes this host, 0 if this one does or none */
+static pid_t other_tuner(const struct lifecycle *lc)
+{
+	pid_t pid = lc->env.tuner ? lc->env.tuner(lc->env.arg) : 0;
+
+	return pid > 0 && pid != lc->self_pid ? pid : 0;
+}
+
 bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const struct ut_event *ev,
 			   bool agent_setup)
 {
@@ -83,7 +91,7 @@ bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const str
 	    !registry_on_napi_register(lc->reg, ev, lc->self_pid))
 		return false;
 	/* the daemon that tunes this host, seen by another (observing) one */
-	tuner = lc_other_tuner(lc);
+	tuner = other_tuner(lc);
 	if (tuner && (pid_t)ev->tgid == tuner) {
 		log_ring(LOG_DEBUG, ring, "NAPI changed by uringtuned pid %d, which tunes this "
 			 "host: not the application's doing", (int)tuner);

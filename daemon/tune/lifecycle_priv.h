@@ -6,7 +6,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <sys/types.h>
 
 /* not lifecycle.h: a module of its own, below lifecycle.c, with no way back up */
 struct journal_entry;
@@ -17,8 +16,6 @@ struct ut_ring;
 
 /* the injected clock */
 uint64_t lc_now(const struct lifecycle *lc);
-/* the pid of another daemon that tunes this host, 0 if this one does or none */
-pid_t lc_other_tuner(const struct lifecycle *lc);
 
 /* the backend that reaches this ring */
 const struct tune_backend *lc_backend(const struct lifecycle *lc, const struct ut_ring *ring);

@@ -69,6 +69,12 @@ expect_error 1 "textfile directory $T/textfile is in use by another uringtuned \
 	timeout 10 "$B/uringtuned" -c "$T/c.ini"
 untouched "observe mode, same textfile directory"
 
+# an application that registers NAPI itself, before the observe daemon starts
+bg "$B/ringhold" --napi-busy-poll-us 50 --hold 120 >"$T/r3.out"
+wait_line "$T/r3.out" '^ring '
+read -r R3P R3F < <(ring_of "$T/r3.out")
+expect_ring "$R3P" "$R3F" '.managed_by == "app"'
+
 # -- paths of its own, observe mode: runs beside it
 sed -i -e 's/^mode = tune$/mode = observe/' -e 's/^tick_ms = .*/tick_ms = 200/' "$T/b.ini"
 mkdir -p "$T/b/textfile"
@@ -76,8 +82,10 @@ bg "$B/uringtuned" -c "$T/b.ini" -v >"$T/b.log" 2>&1
 OBS=${BG_PIDS[-1]}
 wait_for 15 "$B/uringtune" --socket "$T/b/uringtune.sock" status --json ||
 	{ cat "$T/b.log"; fail "the observe daemon did not answer"; }
-# found with NAPI on while another daemon tunes: not the application's
-SOCK=$T/b/uringtune.sock expect_ring "$RP" "$RF" '.napi.enabled and .managed_by != "app"'
+# found with NAPI on: the tuning daemon's (in its journal, named by the
+# lock file), or the application's
+SOCK=$T/b/uringtune.sock expect_ring "$RP" "$RF" '.napi.enabled and .managed_by == "none"'
+SOCK=$T/b/uringtune.sock expect_ring "$R3P" "$R3F" '.napi.enabled and .managed_by == "app"'
 # a ring created now: the tuning daemon's register call, seen by both
 bg "$B/ringhold" --hold 120 >"$T/r2.out"
 wait_line "$T/r2.out" '^ring '
@@ -87,13 +95,13 @@ expect_ring "$R2P" "$R2F" '.managed_by == "uringtune"'
 SOCK=$T/b/uringtune.sock expect_ring "$R2P" "$R2F" '.napi.enabled and .managed_by == "none"'
 grep -q "by uringtuned pid $A, which tunes this host" "$T/b.log" ||
 	fail "the observe daemon did not see the tuning daemon's register call"
-# an application registering itself is the application's, in both
-bg "$B/ringhold" --napi-busy-poll-us 50 --hold 120 >"$T/r3.out"
-wait_line "$T/r3.out" '^ring '
-read -r R3P R3F < <(ring_of "$T/r3.out")
-expect_ring "$R3P" "$R3F" '.managed_by == "app"'
-SOCK=$T/b/uringtune.sock expect_ring "$R3P" "$R3F" '.managed_by == "app"'
-log "observe daemon beside it: its rings none (tuned by pid $A), the app's ring app"
+# an application registering itself now is the application's, in both
+bg "$B/ringhold" --napi-busy-poll-us 50 --hold 120 >"$T/r4.out"
+wait_line "$T/r4.out" '^ring '
+read -r R4P R4F < <(ring_of "$T/r4.out")
+expect_ring "$R4P" "$R4F" '.managed_by == "app"'
+SOCK=$T/b/uringtune.sock expect_ring "$R4P" "$R4F" '.managed_by == "app"'
+log "observe daemon beside it: its rings none (tuned by pid $A), the apps' rings app"
 
 # the observe daemon stops: it restores nothing of the other's
 kill -TERM "$OBS"

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "instance.h"
+#include "journal.h"
+#include "uringtune.h"
 #include "unit.h"
 
 static char dir[64];
@@ -56,7 +58,7 @@ UT_TEST(second_tuner_refused_naming_the_first)
 	instance_init(&b, tune_path);
 	/* nobody tunes yet */
 	UT_ASSERT_EQ_INT(instance_tuner(&b), 0);
-	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, "/var/lib/x", err, sizeof(err)), 0);
 	UT_ASSERT_EQ_INT(instance_tuner(&a), getpid());
 	/* nobody but its owner may open it (or they could hold it) */
 	UT_ASSERT_EQ_INT(stat(tune_path, &st), 0);
@@ -68,7 +70,7 @@ UT_TEST(second_tuner_refused_naming_the_first)
 	fclose(f);
 	UT_ASSERT_EQ_INT(pid, getpid());
 
-	UT_ASSERT_EQ_INT(instance_claim_tuning(&b, err, sizeof(err)), -EBUSY);
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&b, "/var/lib/x", err, sizeof(err)), -EBUSY);
 	snprintf(want, sizeof(want), "another uringtuned (pid %d) is tuning this host", getpid());
 	UT_ASSERT_STR_CONTAINS(err, want);
 	UT_ASSERT(strchr(err, '\n') == NULL);
@@ -77,7 +79,7 @@ UT_TEST(second_tuner_refused_naming_the_first)
 	usleep(120 * 1000);
 	UT_ASSERT_EQ_INT(instance_tuner(&b), getpid());
 	instance_release(&a);
-	UT_ASSERT_EQ_INT(instance_claim_tuning(&b, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&b, "/var/lib/x", err, sizeof(err)), 0);
 	instance_release(&b);
 	/* the pid goes with the lock */
 	UT_ASSERT_EQ_INT(stat(tune_path, &st), 0);
@@ -142,6 +144,60 @@ UT_TEST(page_and_textfile_one_daemon)
 	instance_release(&b);
 }
 
+/*
+ * A daemon that does not tune reads the tuning daemon's journal, found
+ * through its lock file: a ring there is that daemon's doing.
+ */
+UT_TEST(tuner_journal_read_by_another)
+{
+	struct journal_entry e = {
+		.ctx = 0x1000, .pid = 100, .start_boottime = 77, .fd = 5, .ino = 505,
+		.track_mode = UT_TRACK_INACTIVE,
+	};
+	char state[PATH_MAX], path[PATH_MAX + 16], err[512];
+	struct instance a, b;
+	struct journal j;
+	FILE *f;
+
+	snprintf(state, sizeof(state), "%s/tuner-state", dir);
+	instance_init(&a, tune_path);
+	instance_init(&b, tune_path);
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, state, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(journal_open(&j, state, err, sizeof(err)), 0);
+	/* one process plays both daemons: b is told it is another */
+	b.self = 1;
+	/* the tuning daemon's own view is its own journal, not this */
+	UT_ASSERT(!instance_tuner_journaled(&a, 100, 5, 505, 77));
+	/* no journal yet: nothing is that daemon's */
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 5, 505, 77));
+	UT_ASSERT_EQ_INT(journal_put(&j, &e), 0);
+	UT_ASSERT(instance_tuner_journaled(&b, 100, 5, 505, 77));
+	/* another ring, or another process at that pid and fd */
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 6, 505, 77));
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 5, 506, 77));
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 5, 505, 78));
+	/* dropped: read again (a write renames a new file over it) */
+	UT_ASSERT_EQ_INT(journal_drop(&j, e.ctx), 0);
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 5, 505, 77));
+	journal_close(&j);
+	/* a journal that cannot be read, or a directory not there: nobody can tell */
+	snprintf(path, sizeof(path), "%s/journal", state);
+	f = fopen(path, "w");
+	UT_ASSERT(f != NULL);
+	fputs("not a journal\n", f);
+	fclose(f);
+	UT_ASSERT(instance_tuner_journaled(&b, 100, 5, 505, 77));
+	instance_release(&a);
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, "/nonexistent", err, sizeof(err)), 0);
+	b.tuner_at_ns = 0;
+	UT_ASSERT(instance_tuner_journaled(&b, 100, 5, 505, 77));
+	/* nobody tunes: nothing is */
+	instance_release(&a);
+	b.tuner_at_ns = 0;
+	UT_ASSERT(!instance_tuner_journaled(&b, 100, 5, 505, 77));
+	instance_release(&b);
+}
+
 UT_TEST(lock_file_not_a_plain_file)
 {
 	char path[PATH_MAX], err[512];
@@ -151,14 +207,14 @@ UT_TEST(lock_file_not_a_plain_file)
 	snprintf(path, sizeof(path), "%s/link.lock", dir);
 	UT_ASSERT_EQ_INT(symlink("/etc/passwd", path), 0);
 	instance_init(&a, path);
-	UT_ASSERT(instance_claim_tuning(&a, err, sizeof(err)) < 0);
+	UT_ASSERT(instance_claim_tuning(&a, "/var/lib/x", err, sizeof(err)) < 0);
 	UT_ASSERT_STR_CONTAINS(err, "link.lock");
 	UT_ASSERT_EQ_INT(a.tune.fd, -1);
 	/* nor is a directory taken for one */
 	snprintf(path, sizeof(path), "%s/dir.lock", dir);
 	UT_ASSERT_EQ_INT(mkdir(path, 0700), 0);
 	instance_init(&a, path);
-	UT_ASSERT(instance_claim_tuning(&a, err, sizeof(err)) < 0);
+	UT_ASSERT(instance_claim_tuning(&a, "/var/lib/x", err, sizeof(err)) < 0);
 	UT_ASSERT_EQ_INT(a.tune.fd, -1);
 }
 
@@ -178,6 +234,7 @@ int main(void)
 	ut_run("second_tuner_refused_naming_the_first", second_tuner_refused_naming_the_first);
 	ut_run("state_dir_one_daemon", state_dir_one_daemon);
 	ut_run("page_and_textfile_one_daemon", page_and_textfile_one_daemon);
+	ut_run("tuner_journal_read_by_another", tuner_journal_read_by_another);
 	ut_run("lock_file_not_a_plain_file", lock_file_not_a_plain_file);
 	failed = ut_finish();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);

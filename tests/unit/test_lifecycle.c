@@ -53,6 +53,15 @@ static pid_t fake_tuner(void *arg)
 	return tuner_pid;
 }
 
+/* the rings that daemon journaled: those of pid 7000's journal here, by pid */
+static pid_t elsewhere_pid;
+
+static bool fake_tuned_elsewhere(void *arg, const struct ut_ring *ring)
+{
+	(void)arg;
+	return tuner_pid && tuner_pid != SELF && ring->obs.holder.pid == elsewhere_pid;
+}
+
 static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
 {
 	(void)arg, (void)pid, (void)comm;
@@ -94,6 +103,7 @@ static void restart(enum ut_mode mode)
 {
 	const struct lifecycle_env env = {
 		.now = fake_now, .selects = fake_selects, .tuner = fake_tuner,
+		.tuned_elsewhere = fake_tuned_elsewhere,
 	};
 	char err[256];
 
@@ -509,8 +519,8 @@ UT_TEST(settle_gone_in_one_write)
 
 /*
  * Another daemon tunes this host, this one observes: that daemon's register
- * calls are uringtune's, not the application's, and a ring found with NAPI
- * on may be its doing.
+ * calls are uringtune's, not the application's, and so is a ring found with
+ * NAPI on that it journaled.
  */
 UT_TEST(other_daemons_calls_are_not_the_apps)
 {
@@ -527,8 +537,12 @@ UT_TEST(other_daemons_calls_are_not_the_apps)
 	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
 	/* the kernel's state is noted all the same */
 	UT_ASSERT(a->obs.napi.enabled);
+	/* found with NAPI on: that daemon's doing if its journal has the ring */
+	elsewhere_pid = 200;
 	b = sweep_ring(RING_B, 200, 6, true);
 	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x300, 203, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
 	/* the application's own call still makes it the application's */
 	ev = register_event(a, 100, 0, 200);
 	UT_ASSERT(lifecycle_on_register(&lc, a, &ev, false));
@@ -539,6 +553,7 @@ UT_TEST(other_daemons_calls_are_not_the_apps)
 			 UT_MANAGED_APP);
 	/* this daemon tunes: its own calls never were the app's, another pid's are */
 	tuner_pid = SELF;
+	elsewhere_pid = 202;
 	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x200, 202, 6, true)->tune.managed_by,
 			 UT_MANAGED_APP);
 	ev = register_event(b, 7000, 0, 50);
