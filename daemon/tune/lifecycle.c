@@ -220,16 +220,19 @@ void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring)
 	ring->tune.queued = true;
 }
 
+/* found with NAPI on: we never change a ring before it is found, so its app did it */
+static bool app_switched_on(const struct lifecycle *lc, const struct ut_ring *ring)
+{
+	if (!ring->obs.napi.enabled)
+		return false;
+	/* ... unless the daemon that tunes this host (not this one) did */
+	return !lc->env.tuned_elsewhere || !lc->env.tuned_elsewhere(lc->env.arg, ring);
+}
+
 void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept)
 {
-	/*
-	 * We never change a ring before it is found: NAPI on means its app did
-	 * it, unless the daemon that tunes this host (not this one) did.
-	 */
-	ring->tune.managed_by = swept && ring->obs.napi.enabled &&
-				!(lc->env.tuned_elsewhere &&
-				  lc->env.tuned_elsewhere(lc->env.arg, ring)) ?
-				UT_MANAGED_APP : UT_MANAGED_NONE;
+	ring->tune.managed_by = swept && app_switched_on(lc, ring) ? UT_MANAGED_APP :
+				UT_MANAGED_NONE;
 	lifecycle_ring_seen(lc, ring);
 }
 
