@@ -94,6 +94,24 @@ write_config() {
 	done
 }
 
+# the pid of the uringtuned that tunes this host (it holds the fixed
+# /run/uringtune/tune.lock, see /proc/locks), empty if none
+host_tuner() {
+	local dev ino
+	read -r dev ino < <(stat -c '%Hd %Ld %i' /run/uringtune/tune.lock 2>/dev/null |
+		awk '{ printf "%02x:%02x %s\n", $1, $2, $3 }') || return 0
+	awk -v f="$dev:$ino" '$2 == "FLOCK" && $4 == "WRITE" && $6 == f { print $5 }' /proc/locks
+}
+
+# need_untuned_host: a test whose rings must stay as it made them (or that
+# starts tune-mode daemons itself) skips where another daemon tunes this host
+need_untuned_host() {
+	local pid
+	pid=$(host_tuner)
+	[ -z "$pid" ] ||
+		skip "uringtuned (pid $pid) tunes this host and would change this test's rings (one tuning daemon per host)"
+}
+
 # the daemon answers, or is gone (nothing to wait for then)
 daemon_up_or_gone() {
 	"$B/uringtune" --socket "$SOCK" status --json >/dev/null 2>&1 ||
