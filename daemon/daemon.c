@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * Wiring: the parts of the daemon started in order, told of each other,
- * and stopped in reverse. The order matters: the journal is read before
- * BPF is attached, the first sweep before a previous run is settled, and
- * that before any ring is changed.
+ * and stopped in reverse. The order matters: the locks are taken before
+ * anything else (instance.h), the journal is read before BPF is attached,
+ * the first sweep before a previous run is settled, and that before any
+ * ring is changed.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,44 @@ static uint64_t clock_now(void)
 	return now_ns();
 }
 
+/* the daemon tuning this host, whose register calls are uringtune's */
+static pid_t tuner(void *arg)
+{
+	struct ut_daemon *d = arg;
+
+	return instance_tuner(&d->inst);
+}
+
+/* ... and the rings that daemon has journaled */
+static bool tuned_elsewhere(void *arg, const struct ut_ring *ring)
+{
+	struct ut_daemon *d = arg;
+	const struct ut_holder *h = &ring->obs.holder;
+
+	return instance_tuner_journaled(&d->inst, h->pid, h->fd, h->ino, h->start_boottime);
+}
+
+int daemon_claim(struct ut_daemon *d)
+{
+	char err[512];
+	int ret = 0;
+
+	instance_init(&d->inst, INSTANCE_TUNE_LOCK);
+	if (d->cfg.mode == UT_MODE_TUNE)
+		ret = instance_claim_tuning(&d->inst, d->cfg.state_dir, err, sizeof(err));
+	if (!ret)
+		ret = instance_claim_state(&d->inst, d->cfg.state_dir, err, sizeof(err));
+	if (!ret && d->cfg.agent.enabled)
+		ret = instance_claim_page(&d->inst, d->cfg.agent.page_path, err, sizeof(err));
+	if (!ret && d->cfg.export_textfile)
+		ret = instance_claim_textfile(&d->inst, d->cfg.textfile_dir, err, sizeof(err));
+	if (ret) {
+		log_err("%s", err);
+		instance_release(&d->inst);
+	}
+	return ret;
+}
+
 static void start_identity(struct ut_daemon *d)
 {
 	struct utsname uts;
@@ -46,7 +85,10 @@ static void start_identity(struct ut_daemon *d)
 /* the parts, told of each other; nothing opened yet */
 static int start_parts(struct ut_daemon *d)
 {
-	const struct lifecycle_env env = { .now = clock_now, .selects = selects, .arg = d };
+	const struct lifecycle_env env = {
+		.now = clock_now, .selects = selects, .tuner = tuner,
+		.tuned_elsewhere = tuned_elsewhere, .arg = d,
+	};
 	char err[512];
 	int ret;
 
@@ -148,5 +190,7 @@ int daemon_stop(struct ut_daemon *d)
 	trace_close(&d->trace);
 	lifecycle_fini(&d->lc);
 	registry_free(&d->reg);
+	/* last: another daemon may tune once every ring is back */
+	instance_release(&d->inst);
 	return failed ? -EIO : 0;
 }

@@ -14,6 +14,7 @@
 
 #include "agent_server.h"
 #include "config.h"
+#include "instance.h"
 #include "inventory.h"
 #include "iopoll.h"
 #include "lifecycle.h"
@@ -30,6 +31,7 @@ struct ut_daemon {
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
 	char kernel[65];		/* uname -r */
+	struct instance inst;		/* the tuning and state locks */
 
 	/* observing: the BPF edge, the rings, their feed */
 	struct ut_trace trace;
@@ -46,6 +48,14 @@ struct ut_daemon {
 	char export_error[PATH_MAX + 160];	/* why the last one did, "" if it worked */
 };
 
+/*
+ * First of all, before anything is read or touched: the host's tuning lock
+ * (tune mode), then the state directory's, the agent page's and the
+ * textfile directory's. On failure (-EBUSY: another
+ * daemon has one) returns a negative errno having logged why; nothing was
+ * changed, so there is nothing to stop.
+ */
+int daemon_claim(struct ut_daemon *d);
 /*
  * Everything up to the event loop: BPF loaded, the first inventory taken,
  * a previous run's journal and agent page settled, new rings taken. On

@@ -216,6 +216,9 @@ int main(int argc, char **argv)
 	sigaddset(&sigs, SIGHUP);
 	sigprocmask(SIG_BLOCK, &sigs, NULL);
 
+	/* refused: another daemon's journal, sockets, page and textfile stay as they are */
+	if (daemon_claim(&d))
+		return 1;
 	ret = daemon_start(&d);
 	if (!ret) {
 		export_tick(&d);

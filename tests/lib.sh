@@ -30,7 +30,8 @@ cleanup() {
 	if [ -n "$DAEMON_PID" ]; then
 		kill -TERM "$DAEMON_PID" 2>/dev/null || true
 		wait "$DAEMON_PID" 2>/dev/null || true
-		if [ $rc -ne 0 ] && [ -f "$T/daemon.log" ]; then
+		# (not on a skip: its reason must stay the last line)
+		if [ $rc -ne 0 ] && [ $rc -ne 77 ] && [ -f "$T/daemon.log" ]; then
 			echo "--- daemon log (last 30 lines)"
 			tail -n 30 "$T/daemon.log"
 		fi
@@ -93,13 +94,45 @@ write_config() {
 	done
 }
 
-# start_daemon [key=value ...]: a private uringtuned, ready when it answers
+# the pid of the uringtuned that tunes this host (it holds the fixed
+# /run/uringtune/tune.lock, see /proc/locks), empty if none
+host_tuner() {
+	local dev ino
+	read -r dev ino < <(stat -c '%Hd %Ld %i' /run/uringtune/tune.lock 2>/dev/null |
+		awk '{ printf "%02x:%02x %s\n", $1, $2, $3 }') || return 0
+	awk -v f="$dev:$ino" '$2 == "FLOCK" && $4 == "WRITE" && $6 == f { print $5 }' /proc/locks
+}
+
+# need_untuned_host: a test whose rings must stay as it made them (or that
+# starts tune-mode daemons itself) skips where another daemon tunes this host
+need_untuned_host() {
+	local pid
+	pid=$(host_tuner)
+	[ -z "$pid" ] ||
+		skip "uringtuned (pid $pid) tunes this host and would change this test's rings (one tuning daemon per host)"
+}
+
+# the daemon answers, or is gone (nothing to wait for then)
+daemon_up_or_gone() {
+	"$B/uringtune" --socket "$SOCK" status --json >/dev/null 2>&1 ||
+		! kill -0 "$DAEMON_PID" 2>/dev/null
+}
+
+# start_daemon [key=value ...]: a private uringtuned, ready when it answers.
+# One daemon per host tunes: a tune-mode one refused because another (a
+# service) tunes this host skips the test, with the daemon's line as reason.
 start_daemon() {
+	local refused
 	write_config "$@"
 	"$B/uringtuned" -c "$CONF" -v >"$T/daemon.log" 2>&1 &
 	DAEMON_PID=$!
-	wait_for 15 "$B/uringtune" --socket "$SOCK" status --json ||
-		fail "uringtuned did not answer on $SOCK within 15 s"
+	wait_for 15 daemon_up_or_gone || true
+	if ! kill -0 "$DAEMON_PID" 2>/dev/null; then
+		refused=$(grep -m1 'is tuning this host' "$T/daemon.log" || true)
+		[ -z "$refused" ] || skip "$refused"
+		fail "uringtuned exited at start"
+	fi
+	status_json >/dev/null || fail "uringtuned did not answer on $SOCK within 15 s"
 }
 
 stop_daemon() {

@@ -126,6 +126,8 @@ int inventory_sweep(struct inventory *inv)
 		return n;
 	}
 	registry_sweep_end(inv->reg, t0, on_remove, inv);
+	/* one journal write for every ring that went */
+	lifecycle_drop_gone(inv->lc);
 
 	left = trace_prune(inv->trace, keep_ctx, inv, t0);
 	iopoll_prune(inv->iopoll, keep_ctx, inv, t0);

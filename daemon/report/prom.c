@@ -231,6 +231,11 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 		     "NAPI setting changes uringtune made, by whether the kernel accepted them.",
 		     "result", "ok", d->lc.actions_ok, "failed", d->lc.actions_failed);
 
+	family(out, "uringtune_tuning_rings_vanished_total", "counter",
+	       "Rings that went away (closed, process exited) before uringtune could change "
+	       "them: not failures.");
+	fprintf(out, "uringtune_tuning_rings_vanished_total %" PRIu64 "\n", d->lc.actions_vanished);
+
 	family(out, "uringtune_journal_entries", "gauge",
 	       "Rings whose original settings the journal keeps to restore them.");
 	fprintf(out, "uringtune_journal_entries %zu\n", d->lc.journal.n);

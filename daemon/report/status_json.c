@@ -350,6 +350,7 @@ struct json_object *status_json(const struct ut_daemon *d)
 	json_object_object_add(daemon, "journal_entries", u64_json(d->lc.journal.n));
 	json_object_object_add(daemon, "actions_ok", u64_json(d->lc.actions_ok));
 	json_object_object_add(daemon, "actions_failed", u64_json(d->lc.actions_failed));
+	json_object_object_add(daemon, "actions_vanished", u64_json(d->lc.actions_vanished));
 	json_object_object_add(daemon, "sweeps", u64_json(d->inv.sweeps));
 	json_object_object_add(daemon, "last_sweep_us", u64_json(d->inv.last_sweep_us));
 	/* Prometheus textfile export: the file (null when off), failed writes, why */

@@ -37,7 +37,6 @@
 #include "log.h"
 #include "safe_dir.h"
 
-#define JOURNAL_NAME	"journal"
 /* mkstemp() template; journal_open() removes leftovers of a crash */
 #define TMP_TEMPLATE	JOURNAL_NAME ".tmp.XXXXXX"
 
@@ -328,6 +327,8 @@ static int write_file(struct journal *j, const struct journal_entry *entries,
 					   ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
 	if (ret)
 		log_warn("journal %s: cannot %s: %s", j->path, step, strerror(-ret));
+	else
+		j->writes++;
 	free(buf);
 	return ret;
 }
@@ -402,31 +403,41 @@ int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n
 	return ret;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)
 {
 	struct journal_entry *kept;
+	uint64_t *sorted;
 	size_t k = 0;
-	bool any = false;
-	int ret;
+	int ret = 0;
 
-	kept = malloc((j->n ? j->n : 1) * sizeof(*kept));
-	if (!kept)
-		return -ENOMEM;
-	for (size_t i = 0; i < j->n; i++) {
-		bool drop = false;
-
-		for (size_t c = 0; c < n && !drop; c++)
-			drop = j->entries[i].ctx == ctxs[c];
-		if (drop)
-			any = true;
-		else
-			kept[k++] = j->entries[i];
+	if (!n || !j->n)
+		return 0;
+	kept = malloc(j->n * sizeof(*kept));
+	sorted = malloc(n * sizeof(*sorted));
+	if (!kept || !sorted) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	ret = any ? write_file(j, kept, k, SIZE_MAX) : 0;
-	if (!ret && any) {
+	/* sorted: thousands of rings gone at once stay O(n log n) */
+	memcpy(sorted, ctxs, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	for (size_t i = 0; i < j->n; i++)
+		if (!bsearch(&j->entries[i].ctx, sorted, n, sizeof(*sorted), cmp_u64))
+			kept[k++] = j->entries[i];
+	ret = k < j->n ? write_file(j, kept, k, SIZE_MAX) : 0;
+	if (!ret && k < j->n) {
 		memcpy(j->entries, kept, k * sizeof(*kept));
 		j->n = k;
 	}
+out:
+	free(sorted);
 	free(kept);
 	return ret;
 }

@@ -26,6 +26,9 @@
 
 #include "journal_format.h"	/* struct journal_entry: what a line holds */
 
+/* the file's name in the state directory */
+#define JOURNAL_NAME	"journal"
+
 struct journal {
 	char path[PATH_MAX];
 	char dir[PATH_MAX];
@@ -33,6 +36,7 @@ struct journal {
 	struct journal_entry *entries;
 	size_t n;
 	size_t cap;
+	uint64_t writes;	/* files written since open (each: 2 fsyncs) */
 };
 
 /*

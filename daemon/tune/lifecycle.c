@@ -27,6 +27,9 @@ void lifecycle_fini(struct lifecycle *lc)
 	free(lc->found);
 	lc->found = NULL;
 	lc->n_found = lc->cap_found = 0;
+	free(lc->gone);
+	lc->gone = NULL;
+	lc->n_gone = lc->cap_gone = 0;
 }
 
 uint64_t lc_now(const struct lifecycle *lc)
@@ -108,13 +111,15 @@ int lc_apply(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_sett
 
 void lc_refused(struct lifecycle *lc, struct ut_ring *ring, int ret, const char *err)
 {
-	lc->actions_failed++;
 	ring->tune.refused = true;
 	if (ret == -ESRCH || ret == -ESTALE) {
+		/* nothing failed: the ring's process exited or closed it */
+		lc->actions_vanished++;
 		log_ring(LOG_DEBUG, ring, "went away before it could be changed: %s", err);
 		snprintf(ring->tune.error, sizeof(ring->tune.error), "ring went away: %s", err);
 		return;
 	}
+	lc->actions_failed++;
 	snprintf(ring->tune.error, sizeof(ring->tune.error), "%s", err);
 	/* in a burst the summary counts it and quotes the first */
 	log_ring(lc->quiet ? LOG_DEBUG : LOG_WARNING, ring, "the kernel refused a NAPI change: "
@@ -223,22 +228,21 @@ void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring)
 	ring->tune.queued = true;
 }
 
+/* found with NAPI on: we never change a ring before it is found, so its app did it */
+static bool app_switched_on(const struct lifecycle *lc, const struct ut_ring *ring)
+{
+	if (!ring->obs.napi.enabled)
+		return false;
+	/* ... unless the daemon that tunes this host (not this one) did */
+	return !lc->env.tuned_elsewhere || !lc->env.tuned_elsewhere(lc->env.arg, ring);
+}
+
 void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept)
 {
-	/* we never change a ring before it is found: NAPI on means its app did it */
-	ring->tune.managed_by = swept && ring->obs.napi.enabled ? UT_MANAGED_APP :
+	ring->tune.managed_by = swept && app_switched_on(lc, ring) ? UT_MANAGED_APP :
 				UT_MANAGED_NONE;
 	lc_burst_found(lc, ring);
 	lifecycle_ring_seen(lc, ring);
-}
-
-void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
-{
-	struct journal_entry *e = journal_find(&lc->journal, ring->ctx);
-
-	/* its changes died with it */
-	if (e && lc_same_ring(ring, e))
-		journal_drop(&lc->journal, ring->ctx);
 }
 
 /* the queued rings still eligible, and the journal entries they need */

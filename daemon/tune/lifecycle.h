@@ -34,6 +34,14 @@ struct lifecycle_env {
 	uint64_t (*now)(void);		/* CLOCK_MONOTONIC ns, the BPF clock */
 	/* [select]: may uringtune tune this process? If not, *why names the rule */
 	bool (*selects)(void *arg, pid_t pid, const char *comm, const char **why);
+	/*
+	 * The pid of the daemon tuning this host (this one's if it tunes), 0 if
+	 * none: its register calls are uringtune's, never an application's,
+	 * whichever daemon sees them. NULL: none.
+	 */
+	pid_t (*tuner)(void *arg);
+	/* has the daemon tuning this host (not this one) changed that ring? NULL: no */
+	bool (*tuned_elsewhere)(void *arg, const struct ut_ring *ring);
 	void *arg;
 };
 
@@ -54,10 +62,13 @@ struct lifecycle {
 	uint64_t *found;
 	size_t n_found, cap_found;
 	bool quiet;			/* in a burst: per-ring lines at debug */
+	struct journal_entry *gone;	/* entries of gone rings, to drop in one write */
+	size_t n_gone, cap_gone;
 
 	/* counters, for status and metrics */
 	uint64_t actions_ok;		/* changes the kernel accepted */
 	uint64_t actions_failed;	/* ... and refused */
+	uint64_t actions_vanished;	/* ... whose ring went away first (not a failure) */
 	uint64_t agent_applied;		/* agent decisions seen applied */
 };
 
@@ -83,8 +94,14 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring);
 /* take every queued ring: one journal write for the burst, then the backend */
 void lifecycle_flush(struct lifecycle *lc);
-/* the ring is gone (closed, process exited): its journal entry goes too */
+/*
+ * The ring is gone (closed, process exited): its journal entry goes too, at
+ * the next lifecycle_drop_gone() (a sweep that finds 10 000 rings gone writes
+ * the journal once, not 10 000 times).
+ */
 void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring);
+/* drop the journal entries of the rings gone since the last call, in one write */
+void lifecycle_drop_gone(struct lifecycle *lc);
 
 /*
  * A NAPI (un)register call on a ring (BPF event), after the registry noted

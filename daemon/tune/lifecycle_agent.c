@@ -83,12 +83,29 @@ static bool agent_own(struct lifecycle *lc, struct ut_ring *ring, const struct u
 	return true;
 }
 
+/* the pid of another daemon that tunes this host, 0 if this one does or none */
+static pid_t other_tuner(const struct lifecycle *lc)
+{
+	pid_t pid = lc->env.tuner ? lc->env.tuner(lc->env.arg) : 0;
+
+	return pid > 0 && pid != lc->self_pid ? pid : 0;
+}
+
 bool lifecycle_on_register(struct lifecycle *lc, struct ut_ring *ring, const struct ut_event *ev,
 			   bool agent_setup)
 {
+	pid_t tuner;
+
 	if ((lc->agent.apply && agent_own(lc, ring, ev, agent_setup)) ||
 	    !registry_on_napi_register(lc->reg, ev, lc->self_pid))
 		return false;
+	/* the daemon that tunes this host, seen by another (observing) one */
+	tuner = other_tuner(lc);
+	if (tuner && (pid_t)ev->tgid == tuner) {
+		log_ring(LOG_DEBUG, ring, "NAPI changed by uringtuned pid %d, which tunes this "
+			 "host: not the application's doing", (int)tuner);
+		return false;
+	}
 	log_ring(LOG_INFO, ring, "the application %s NAPI busy polling itself (busy_poll %lluus, "
 		 "prefer %s): it manages this ring",
 		 ev->opcode == 27 ? "registered" : "unregistered",

@@ -123,41 +123,143 @@ int lifecycle_restore_all(struct lifecycle *lc)
 	return failed;
 }
 
+/* what settling a previous run's journal did, for the summary of a burst */
+struct settle_count {
+	size_t gone, readopted, restored, failed;
+};
+
+/* a previous run's entry: 1 to drop it (ring gone, or restored), 0 to keep it */
+static int settle_entry(struct lifecycle *lc, const struct journal_entry *e,
+			struct settle_count *c)
+{
+	struct ut_ring *ring = registry_find(lc->reg, e->ctx);
+	struct tuner_setting cur;
+
+	if (!ring || !lc_same_ring(ring, e)) {
+		log_msg(lc_detail(lc), "journal: ring pid=%d fd=%d is gone since the last run",
+			e->pid, e->fd);
+		c->gone++;
+		return 1;
+	}
+	if (lc->cfg->mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
+		lc_readopt(lc, ring, &cur);
+		log_msg(lc_detail(lc), "journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)",
+			e->pid, ring->obs.holder.comm, e->fd, cur.busy_poll_us);
+		c->readopted++;
+		return 0;
+	}
+	if (restore_ring(lc, e)) {
+		c->failed++;
+		return 0;
+	}
+	c->restored++;
+	return 1;
+}
+
 void lifecycle_settle_journal(struct lifecycle *lc)
 {
-	size_t gone = 0, readopted = 0, restored = 0, failed = 0, n = lc->journal.n;
+	size_t n = lc->journal.n, n_drop = 0;
+	uint64_t *drop = calloc(n ? n : 1, sizeof(*drop));
+	struct settle_count c = {};
 
 	lc->quiet = n > LC_BURST;
-	for (size_t i = lc->journal.n; i-- > 0;) {
+	/* every entry first, then one journal write (a restore is kept until it is done) */
+	for (size_t i = 0; drop && i < n; i++) {
 		struct journal_entry e = lc->journal.entries[i];
-		struct ut_ring *ring = registry_find(lc->reg, e.ctx);
-		struct tuner_setting cur;
 
-		if (!ring || !lc_same_ring(ring, &e)) {
-			log_msg(lc_detail(lc), "journal: ring pid=%d fd=%d is gone since the last run",
-				e.pid, e.fd);
-			journal_drop(&lc->journal, e.ctx);
-			gone++;
-			continue;
-		}
-		if (lc->cfg->mode == UT_MODE_TUNE && ring->obs.napi.enabled) {
-			lc_readopt(lc, ring, &cur);
-			log_msg(lc_detail(lc), "journal: ring pid=%d comm=%s fd=%d re-adopted (%u us)",
-				e.pid, ring->obs.holder.comm, e.fd, cur.busy_poll_us);
-			readopted++;
-			continue;
-		}
-		if (lc_restore_entry(lc, &e))
-			failed++;
-		else
-			restored++;
+		if (settle_entry(lc, &e, &c))
+			drop[n_drop++] = e.ctx;
 	}
+	if (!drop)
+		log_err("journal: out of memory settling %zu entries (kept for the next start)", n);
 	if (lc->quiet)
-		log_msg(failed ? LOG_ERR : LOG_INFO, "journal: %zu rings from the last run: %zu "
+		log_msg(c.failed ? LOG_ERR : LOG_INFO, "journal: %zu rings from the last run: %zu "
 			"re-adopted, %zu restored, %zu gone, %zu could not be restored (kept)", n,
-			readopted, restored, gone, failed);
+			c.readopted, c.restored, c.gone, c.failed);
 	lc->quiet = false;
+	/* not dropped: a next start finds them restored or gone, and settles them again */
+	if (n_drop && journal_drop_many(&lc->journal, drop, n_drop))
+		log_err("journal %s: dropping %zu settled entries failed", lc->journal.path,
+			n_drop);
+	free(drop);
 	lc->ready = true;
+}
+
+/* the identity journal entries are compared with (lc_same_ring's) */
+static void identity_of(const struct ut_ring *ring, struct journal_entry *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->ctx = ring->ctx;
+	id->pid = ring->obs.holder.pid;
+	id->fd = ring->obs.holder.fd;
+	id->ino = ring->obs.holder.ino;
+	id->start_boottime = ring->obs.holder.start_boottime;
+}
+
+void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
+{
+	struct journal_entry *q;
+
+	/* its changes died with it; the journal is searched once per batch */
+	if (lc->n_gone == lc->cap_gone) {
+		size_t cap = lc->cap_gone ? 2 * lc->cap_gone : 64;
+
+		q = reallocarray(lc->gone, cap, sizeof(*q));
+		if (!q) {
+			/* left in the journal: a restore finds the ring gone and drops it */
+			log_ring(LOG_ERR, ring, "out of memory dropping its journal entry");
+			return;
+		}
+		lc->gone = q;
+		lc->cap_gone = cap;
+	}
+	identity_of(ring, &lc->gone[lc->n_gone++]);
+}
+
+static int by_ctx(const void *a, const void *b)
+{
+	const struct journal_entry *x = a, *y = b;
+
+	return x->ctx < y->ctx ? -1 : x->ctx > y->ctx;
+}
+
+/* is the journal entry @e of the gone ring @id? (as lc_same_ring) */
+static bool entry_of_gone(const struct journal_entry *e, const struct journal_entry *id)
+{
+	return e->pid == id->pid && e->fd == id->fd && (!e->ino || e->ino == id->ino) &&
+	       (!e->start_boottime || e->start_boottime == id->start_boottime);
+}
+
+void lifecycle_drop_gone(struct lifecycle *lc)
+{
+	struct journal *j = &lc->journal;
+	uint64_t *drop;
+	size_t n = 0;
+
+	if (!lc->n_gone)
+		return;
+	drop = calloc(j->n ? j->n : 1, sizeof(*drop));
+	if (!drop) {
+		log_err("journal: out of memory dropping %zu gone rings (a stop drops them)",
+			lc->n_gone);
+		goto out;
+	}
+	/* sorted once: 10 000 rings gone against 10 000 entries stays quick */
+	qsort(lc->gone, lc->n_gone, sizeof(*lc->gone), by_ctx);
+	for (size_t i = 0; i < j->n; i++) {
+		const struct journal_entry *id = bsearch(&j->entries[i], lc->gone, lc->n_gone,
+							 sizeof(*lc->gone), by_ctx);
+
+		/* not a new ring's entry at a gone ring's address */
+		if (id && entry_of_gone(&j->entries[i], id))
+			drop[n++] = j->entries[i].ctx;
+	}
+	if (n && journal_drop_many(j, drop, n))
+		log_err("journal %s: dropping the entries of %zu gone rings failed (a stop or "
+			"the next start drops them)", j->path, n);
+	free(drop);
+out:
+	lc->n_gone = 0;
 }
 
 void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring)

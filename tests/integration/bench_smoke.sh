@@ -6,6 +6,7 @@
 # one data row) and its PNG plot (a real PNG); the run ends with the targets
 # table. gnuplot missing is a failure: scripts/deps.sh installs it.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 command -v gnuplot >/dev/null || fail "gnuplot is missing (scripts/deps.sh installs gnuplot-nox)"
 [ -x "$B/nopbench" ] || fail "$B/nopbench is not built (make)"

@@ -6,6 +6,7 @@
 # draws a frame a second, exits 0 on SIGINT and keeps going while the daemon
 # is away; an unknown ring and a bad --ring are one line each, exit 1 and 2.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 U=("$B/uringtune" --socket "$SOCK")
 

@@ -4,6 +4,7 @@
 # NAPI disabled, the NAPI IDs still observed on the sockets, an empty kernel
 # list and no busy-poll windows.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 netns_setup
 start_daemon

@@ -6,6 +6,7 @@
 # exactly the ID each socket received on, busy-poll windows, and most waits
 # satisfied without sleeping.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 netns_setup
 start_daemon

@@ -3,6 +3,7 @@
 # Acceptance 2d: rings created before the daemon started are found by the
 # inventory sweep with their setup flags and NAPI state read from the kernel.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 bg "$B/ringhold" --flags coop-taskrun --napi-busy-poll-us 30 --napi-prefer >"$T/napi.out"
 bg "$B/ringhold" --flags sqpoll >"$T/sqpoll.out"

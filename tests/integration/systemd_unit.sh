@@ -8,6 +8,7 @@
 # capability beyond what every BPF program needs is shown necessary by
 # running without it.
 . "$(dirname "$0")/../lib.sh"
+need_untuned_host
 
 ROOT=$T/root
 B=$PWD/build

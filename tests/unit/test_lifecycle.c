@@ -46,6 +46,24 @@ static uint64_t fake_now(void)
 	return clock_ns;
 }
 
+/* the daemon tuning the host, as instance_tuner() would say (0: none) */
+static pid_t tuner_pid;
+
+static pid_t fake_tuner(void *arg)
+{
+	(void)arg;
+	return tuner_pid;
+}
+
+/* the rings that daemon journaled: those of pid 7000's journal here, by pid */
+static pid_t elsewhere_pid;
+
+static bool fake_tuned_elsewhere(void *arg, const struct ut_ring *ring)
+{
+	(void)arg;
+	return tuner_pid && tuner_pid != SELF && ring->obs.holder.pid == elsewhere_pid;
+}
+
 static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
 {
 	(void)arg, (void)pid, (void)comm;
@@ -85,7 +103,10 @@ static struct lifecycle lc;
 /* a lifecycle in mode over a fresh registry and the journal this host has */
 static void restart(enum ut_mode mode)
 {
-	const struct lifecycle_env env = { .now = fake_now, .selects = fake_selects };
+	const struct lifecycle_env env = {
+		.now = fake_now, .selects = fake_selects, .tuner = fake_tuner,
+		.tuned_elsewhere = fake_tuned_elsewhere,
+	};
 	char err[256];
 
 	config_defaults(&cfg);
@@ -95,6 +116,7 @@ static void restart(enum ut_mode mode)
 	memset(&lc, 0, sizeof(lc));
 	fake.lc = &lc;
 	select_ok = true;
+	tuner_pid = mode == UT_MODE_TUNE ? SELF : 0;
 	clock_ns = 1000000000ULL;
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	lc.self_pid = SELF;
@@ -251,6 +273,9 @@ UT_TEST(backend_ring_gone)
 	lifecycle_flush(&lc);
 	UT_ASSERT_EQ_INT(lc.journal.n, 0);
 	UT_ASSERT_STR_CONTAINS(ring->tune.error, "ring went away");
+	/* nor a failure: counted apart */
+	UT_ASSERT_EQ_INT(lc.actions_failed, 0);
+	UT_ASSERT_EQ_INT(lc.actions_vanished, 1);
 	crash();
 }
 
@@ -422,9 +447,120 @@ UT_TEST(ring_gone_drops_entry)
 	lifecycle_ring_found(&lc, a, false);
 	lifecycle_flush(&lc);
 	lifecycle_ring_gone(&lc, a);
+	lifecycle_drop_gone(&lc);
 	UT_ASSERT_EQ_INT(lc.journal.n, 0);
 	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
 	UT_ASSERT_EQ_INT(fake.restores, 0);
+	crash();
+}
+
+/* many rings gone in one sweep: one journal write, and only their entries */
+UT_TEST(rings_gone_dropped_in_one_write)
+{
+	struct ut_ring *rings[50], *b;
+	uint64_t before;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	for (int i = 0; i < 50; i++) {
+		rings[i] = add_ring(RING_A + 0x1000 * (uint64_t)i, 100 + i, 5, 0, false);
+		lifecycle_ring_found(&lc, rings[i], false);
+	}
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	before = lc.journal.writes;
+	/* 49 go (the last one stays), in reverse order, and nothing is written yet */
+	for (int i = 48; i >= 0; i--)
+		lifecycle_ring_gone(&lc, rings[i]);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before);
+	/* a new ring at a gone one's address, taken before the drop: its entry stays */
+	registry_remove(&reg, RING_A);
+	b = add_ring(RING_A, 900, 9, 0, false);
+	lifecycle_ring_found(&lc, b, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 50);
+	before = lc.journal.writes;
+	lifecycle_drop_gone(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before + 1);
+	UT_ASSERT_EQ_INT(lc.journal.n, 2);
+	UT_ASSERT(journal_find(&lc.journal, RING_A) != NULL);
+	UT_ASSERT_EQ_INT(journal_find(&lc.journal, RING_A)->pid, 900);
+	UT_ASSERT(journal_find(&lc.journal, RING_A + 0x1000 * 49ULL) != NULL);
+	/* nothing gone since: no write */
+	before = lc.journal.writes;
+	lifecycle_drop_gone(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before);
+	crash();
+}
+
+/* a start after a crash: every gone ring's entry dropped in one write */
+UT_TEST(settle_gone_in_one_write)
+{
+	uint64_t before;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	for (int i = 0; i < 20; i++)
+		lifecycle_ring_found(&lc, add_ring(RING_A + 0x1000 * (uint64_t)i, 100 + i, 5, 0,
+						   false), false);
+	lifecycle_flush(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 20);
+	crash();
+	restart(UT_MODE_TUNE);
+	/* only ring 3 is still there, still tuned */
+	sweep_ring(RING_A + 0x3000, 103, 5, true);
+	before = lc.journal.writes;
+	lifecycle_settle_journal(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT(journal_find(&lc.journal, RING_A + 0x3000) != NULL);
+	UT_ASSERT_EQ_INT(lc.journal.writes, before + 1);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	crash();
+}
+
+/*
+ * Another daemon tunes this host, this one observes: that daemon's register
+ * calls are uringtune's, not the application's, and so is a ring found with
+ * NAPI on that it journaled.
+ */
+UT_TEST(other_daemons_calls_are_not_the_apps)
+{
+	struct ut_event ev;
+	struct ut_ring *a, *b;
+
+	start(UT_MODE_OBSERVE);
+	tuner_pid = 7000;
+	lifecycle_settle_journal(&lc);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	ev = register_event(a, 7000, 0, 50);
+	UT_ASSERT(!lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	/* the kernel's state is noted all the same */
+	UT_ASSERT(a->obs.napi.enabled);
+	/* found with NAPI on: that daemon's doing if its journal has the ring */
+	elsewhere_pid = 200;
+	b = sweep_ring(RING_B, 200, 6, true);
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x300, 203, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
+	/* the application's own call still makes it the application's */
+	ev = register_event(a, 100, 0, 200);
+	UT_ASSERT(lifecycle_on_register(&lc, a, &ev, false));
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_APP);
+	/* no daemon tunes: NAPI on at the first sweep is the application's */
+	tuner_pid = 0;
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x100, 201, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
+	/* this daemon tunes: its own calls never were the app's, another pid's are */
+	tuner_pid = SELF;
+	elsewhere_pid = 202;
+	UT_ASSERT_EQ_INT(sweep_ring(RING_B + 0x200, 202, 6, true)->tune.managed_by,
+			 UT_MANAGED_APP);
+	ev = register_event(b, 7000, 0, 50);
+	UT_ASSERT(lifecycle_on_register(&lc, b, &ev, false));
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_APP);
 	crash();
 }
 
@@ -646,6 +782,9 @@ int main(void)
 	ut_run("nothing_before_settle", nothing_before_settle);
 	ut_run("select_and_flags_gate_taking", select_and_flags_gate_taking);
 	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
+	ut_run("rings_gone_dropped_in_one_write", rings_gone_dropped_in_one_write);
+	ut_run("settle_gone_in_one_write", settle_gone_in_one_write);
+	ut_run("other_daemons_calls_are_not_the_apps", other_daemons_calls_are_not_the_apps);
 	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
 	ut_run("set_respects_select_unless_forced", set_respects_select_unless_forced);
 	ut_run("reselect_restores_what_select_releases", reselect_restores_what_select_releases);

@@ -48,6 +48,7 @@ static const struct {
 	{ "uringtune_bpf_ring_map_entries", "gauge" },
 	{ "uringtune_bpf_ring_map_capacity", "gauge" },
 	{ "uringtune_tuning_actions_total", "counter" },
+	{ "uringtune_tuning_rings_vanished_total", "counter" },
 	{ "uringtune_journal_entries", "gauge" },
 	{ "uringtune_sweeps_total", "counter" },
 	{ "uringtune_sweep_duration_seconds", "gauge" },
@@ -110,6 +111,7 @@ static void daemon_setup(void)
 	d.napi_supported = true;
 	d.lc.actions_ok = 7;
 	d.lc.actions_failed = 2;
+	d.lc.actions_vanished = 6;
 	d.lc.journal.n = 3;
 	d.inv.sweeps = 42;
 	d.inv.last_sweep_us = 1234;
@@ -532,6 +534,7 @@ UT_TEST(self_metrics)
 	UT_ASSERT(has_line(out, "uringtune_bpf_ring_map_capacity 16384"));
 	UT_ASSERT(has_line(out, "uringtune_tuning_actions_total{result=\"ok\"} 7"));
 	UT_ASSERT(has_line(out, "uringtune_tuning_actions_total{result=\"failed\"} 2"));
+	UT_ASSERT(has_line(out, "uringtune_tuning_rings_vanished_total 6"));
 	UT_ASSERT(has_line(out, "uringtune_journal_entries 3"));
 	UT_ASSERT(has_line(out, "uringtune_sweeps_total 42"));
 	UT_ASSERT(has_line(out, "uringtune_sweep_duration_seconds 0.001234"));
