@@ -97,3 +97,16 @@ fail:
 	close(fd);
 	return ret;
 }
+
+bool fd_is_io_uring(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[io_uring]") == 0;
+}

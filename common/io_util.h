@@ -3,6 +3,7 @@
 #ifndef UT_IO_UTIL_H
 #define UT_IO_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -11,6 +12,9 @@ int write_all(int fd, const void *buf, size_t len);
 
 /* create the directories above @path (mode 0755), like mkdir -p of its dirname; 0 or -errno */
 int mkdir_parents(const char *path);
+
+/* does @fd (ours) refer to an io_uring instance (its /proc/self/fd link names it) */
+bool fd_is_io_uring(int fd);
 
 /*
  * A listening unix socket (non-blocking, close-on-exec) of @type at @path,

@@ -13,6 +13,7 @@
 
 #include "agent_peer.h"
 #include "clock.h"
+#include "io_util.h"
 #include "proc_stat.h"
 #include "select.h"
 
@@ -55,19 +56,6 @@ static int sys_euid(pid_t pid, uid_t *uid)
 	return select_read_identity("/proc", pid, uid, cgroup, sizeof(cgroup));
 }
 
-static bool is_io_uring(int fd)
-{
-	char path[64], link[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[io_uring]") == 0;
-}
-
 /*
  * A copy of the peer's fd through its pidfd (ptrace rights, which root has)
  * proves what that very process holds there now; closed at once (the copy
@@ -87,7 +75,7 @@ static int sys_holds(const struct agent_peer *p, int fd, uint64_t ino)
 			return -EBADF;
 		return ret == -EPERM || ret == -EACCES ? -EPERM : -ESRCH;
 	}
-	ret = !fstat(copy, &st) && (uint64_t)st.st_ino == ino && is_io_uring(copy) ? 0 : -ESTALE;
+	ret = !fstat(copy, &st) && (uint64_t)st.st_ino == ino && fd_is_io_uring(copy) ? 0 : -ESTALE;
 	close(copy);
 	return ret;
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "actuator.h"
+#include "io_util.h"
 #include "proc_stat.h"
 #include "uring_abi.h"
 #include "uringtune.h"
@@ -33,19 +34,6 @@ static bool same_start(pid_t pid, uint64_t start_boottime)
 		return false;
 	/* the kernel prints nsec_to_clock_t(start_boottime): truncating division */
 	return ticks == start_boottime / (NSEC_PER_SEC / (uint64_t)hz);
-}
-
-static bool is_io_uring(int fd)
-{
-	char path[64], link[64];
-	ssize_t n;
-
-	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	n = readlink(path, link, sizeof(link) - 1);
-	if (n < 0)
-		return false;
-	link[n] = '\0';
-	return strcmp(link, "anon_inode:[io_uring]") == 0;
 }
 
 /* A private copy of the ring's fd, proven to be the same ring. */
@@ -76,7 +64,7 @@ static int open_ring(const struct ring_target *t, char *err, size_t errlen)
 			ret = -ESTALE;
 		goto out;
 	}
-	if (fstat(fd, &st) || (t->ino && st.st_ino != t->ino) || !is_io_uring(fd)) {
+	if (fstat(fd, &st) || (t->ino && st.st_ino != t->ino) || !fd_is_io_uring(fd)) {
 		snprintf(err, errlen, "pid %d fd %d is no longer the same io_uring ring",
 			 t->pid, t->fd);
 		close(fd);
