@@ -60,8 +60,6 @@ int daemon_claim(struct ut_daemon *d)
 		ret = instance_claim_state(&d->inst, d->cfg.state_dir, err, sizeof(err));
 	if (!ret && d->cfg.agent.enabled)
 		ret = instance_claim_page(&d->inst, d->cfg.agent.page_path, err, sizeof(err));
-	if (!ret && d->cfg.export_textfile)
-		ret = instance_claim_textfile(&d->inst, d->cfg.textfile_dir, err, sizeof(err));
 	if (ret) {
 		log_err("%s", err);
 		instance_release(&d->inst);

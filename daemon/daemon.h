@@ -50,8 +50,7 @@ struct ut_daemon {
 
 /*
  * First of all, before anything is read or touched: the host's tuning lock
- * (tune mode), then the state directory's, the agent page's and the
- * textfile directory's. On failure (-EBUSY: another
+ * (tune mode), then the state directory's and the agent page's. On failure (-EBUSY: another
  * daemon has one) returns a negative errno having logged why; nothing was
  * changed, so there is nothing to stop.
  */

@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <libgen.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +26,6 @@ void instance_init(struct instance *in, const char *tune_path)
 	in->tune.fd = -1;
 	in->state.fd = -1;
 	in->page.fd = -1;
-	in->textfile.fd = -1;
 	in->self = getpid();
 }
 
@@ -79,14 +77,13 @@ static pid_t written_pid(int fd)
 }
 
 /*
- * Open @path and lock it without waiting: a lock file (created 0600: nobody
- * else may open it, or they could hold it) or, with @dir, a directory that
- * is not ours to write in; a lock file then holds our pid and @note (a line,
- * or NULL). 0 when held; -EWOULDBLOCK when another process
+ * Open the lock file @path (created 0600: nobody else may open it, or they
+ * could hold it) and lock it without waiting; it then holds our pid and
+ * @note (a line, or NULL). 0 when held; -EWOULDBLOCK when another process
  * holds it (*holder: its pid, 0 if unknown); else -errno and *what the step
  * that failed.
  */
-static int lock_path(struct instance_lock *l, const char *path, bool dir, const char *note,
+static int lock_path(struct instance_lock *l, const char *path, const char *note,
 		     pid_t *holder, const char **what)
 {
 	char pid[PATH_MAX + 32];
@@ -94,12 +91,11 @@ static int lock_path(struct instance_lock *l, const char *path, bool dir, const 
 	int fd, ret;
 
 	*what = "cannot open";
-	fd = dir ? open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC) :
-		   open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0)
 		return -errno;
 	*what = "expected a regular file owned by this daemon's user";
-	if (fstat(fd, &st) || (!dir && (!S_ISREG(st.st_mode) || st.st_uid != geteuid()))) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
 		close(fd);
 		return -EPERM;
 	}
@@ -108,7 +104,7 @@ static int lock_path(struct instance_lock *l, const char *path, bool dir, const 
 		ret = -errno;
 		if (ret == -EWOULDBLOCK) {
 			*holder = locks_holder(&st);
-			if (!*holder && !dir)
+			if (!*holder)
 				*holder = written_pid(fd);
 		}
 		close(fd);
@@ -116,10 +112,9 @@ static int lock_path(struct instance_lock *l, const char *path, bool dir, const 
 	}
 	/* for people (cat; the daemons read /proc/locks), and a note for other daemons */
 	snprintf(pid, sizeof(pid), "%d\n%s%s", (int)getpid(), note ? note : "", note ? "\n" : "");
-	if (!dir && ftruncate(fd, 0) == 0)
+	if (ftruncate(fd, 0) == 0)
 		(void)!pwrite(fd, pid, strlen(pid), 0);
 	l->fd = fd;
-	l->dir = dir;
 	return 0;
 }
 
@@ -140,7 +135,6 @@ static const char *pid_str(pid_t pid, char *buf, size_t len)
 struct claim {
 	const char *what, *name, *key;
 	const char *path;
-	bool dir;
 };
 
 static int claim(struct instance_lock *l, const struct claim *c, char *err, size_t errlen)
@@ -150,7 +144,7 @@ static int claim(struct instance_lock *l, const struct claim *c, char *err, size
 	char who[32];
 	int ret;
 
-	ret = lock_path(l, c->path, c->dir, NULL, &holder, &step);
+	ret = lock_path(l, c->path, NULL, &holder, &step);
 	if (ret == -EWOULDBLOCK) {
 		snprintf(err, errlen, "%s %s is in use by another uringtuned (%s); two daemons "
 			 "cannot share it: stop that one first, or give this one its own %s",
@@ -178,7 +172,7 @@ int instance_claim_tuning(struct instance *in, const char *state_dir, char *err,
 		return ret;
 	}
 	/* the state directory, where daemons that do not tune find our journal */
-	ret = lock_path(&in->tune, in->tune_path, false, state_dir, &holder, &what);
+	ret = lock_path(&in->tune, in->tune_path, state_dir, &holder, &what);
 	if (ret == -EWOULDBLOCK) {
 		snprintf(err, errlen, "another uringtuned (%s) is tuning this host (%s); one "
 			 "daemon per host tunes: stop that one first, or start this one with "
@@ -240,28 +234,16 @@ int instance_claim_page(struct instance *in, const char *page_path, char *err, s
 	int ret;
 
 	snprintf(path, sizeof(path), "%s.lock", page_path);
-	ret = mkdir_parents(path);
-	if (ret) {
-		snprintf(err, errlen, "agent page %s: cannot create its directory: %s", page_path,
-			 strerror(-ret));
-		return ret;
-	}
-	return claim(&in->page, &(struct claim){
+	/*
+	 * No lock where none can be made (a read-only directory): no page can be
+	 * made there either; agents get "no", and the page's own open says why
+	 */
+	if (mkdir_parents(path))
+		return 0;
+	ret = claim(&in->page, &(struct claim){
 		.what = "agent page", .name = page_path, .key = "[agent] page", .path = path,
 	}, err, errlen);
-}
-
-int instance_claim_textfile(struct instance *in, const char *dir, char *err, size_t errlen)
-{
-	struct stat st;
-
-	/* a missing directory is the export's to report; nothing to share yet */
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-		return 0;
-	return claim(&in->textfile, &(struct claim){
-		.what = "textfile directory", .name = dir, .key = "[export] textfile_dir",
-		.path = dir, .dir = true,
-	}, err, errlen);
+	return ret == -EBUSY ? ret : 0;
 }
 
 static void release(struct instance_lock *l)
@@ -269,8 +251,7 @@ static void release(struct instance_lock *l)
 	if (l->fd < 0)
 		return;
 	/* still held: nobody else wrote since */
-	if (!l->dir)
-		(void)!ftruncate(l->fd, 0);
+	(void)!ftruncate(l->fd, 0);
 	close(l->fd);
 	l->fd = -1;
 }
@@ -279,7 +260,6 @@ void instance_release(struct instance *in)
 {
 	free(in->peer.entries);
 	memset(&in->peer, 0, sizeof(in->peer));
-	release(&in->textfile);
 	release(&in->page);
 	release(&in->state);
 	release(&in->tune);

@@ -9,9 +9,6 @@
  * - The state lock, STATE_DIR/lock: one daemon of any mode per journal.
  * - The page lock, PAGE.lock beside the agent's policy page: one daemon per
  *   page (a second one would settle the first one's agent rings).
- * - The textfile directory itself (flock on the directory: nothing is
- *   created in node_exporter's directory): one daemon per uringtune.prom.
- *   Taken at start; a reload that moves it keeps the old one locked.
  *
  * Each holder writes its pid into its file, for people; the daemons trust
  * /proc/locks, which names the live holder of a lock (a pid in a file may be
@@ -41,7 +38,6 @@
 
 struct instance_lock {
 	int fd;				/* -1: not held */
-	bool dir;			/* a directory locked, not a lock file */
 };
 
 struct journal_entry;
@@ -61,7 +57,6 @@ struct instance {
 	struct instance_lock tune;
 	struct instance_lock state;
 	struct instance_lock page;
-	struct instance_lock textfile;
 	pid_t self;
 	/* instance_tuner() of a daemon that does not tune, kept briefly */
 	pid_t tuner;
@@ -82,11 +77,11 @@ int instance_claim_tuning(struct instance *in, const char *state_dir, char *err,
 /* Take STATE_DIR/lock, creating STATE_DIR (0700) if needed; the same errors. */
 int instance_claim_state(struct instance *in, const char *state_dir, char *err, size_t errlen);
 
-/* Take PAGE.lock beside the agent's policy page; the same errors. */
+/*
+ * Take PAGE.lock beside the agent's policy page: -EBUSY as above; 0 also when
+ * the lock file cannot be made (then neither can the page).
+ */
 int instance_claim_page(struct instance *in, const char *page_path, char *err, size_t errlen);
-
-/* Lock [export] textfile_dir, if it exists; the same errors. */
-int instance_claim_textfile(struct instance *in, const char *dir, char *err, size_t errlen);
 
 /* let go of them all (a process that exits lets go anyway) */
 void instance_release(struct instance *in);
