@@ -32,13 +32,13 @@ for dir in tests/fuzz/corpus/*/; do
 	TMPDIR=$tmp timeout --kill-after=10 300 "$bin" -timeout=25 -rss_limit_mb=2048 \
 		"${inputs[@]}" >"$log" 2>&1
 	rc=$?
-	n=$(grep -c '^Executed ' "$log")
+	n=$(grep -ac '^Executed ' "$log")
 	if [ "$rc" -eq 0 ] && [ "$n" -eq "${#inputs[@]}" ]; then
 		echo "PASS fuzz_$t: $n inputs replayed"
 	else
 		failed=1
 		input=$(sed -n 's/^Running: //p' "$log" | tail -n 1)
-		why=$(grep -m 1 -E '==[0-9]+==ERROR|check failed|runtime error|timeout' "$log")
+		why=$(grep -a -m 1 -E '==[0-9]+==ERROR|check failed|runtime error|timeout' "$log")
 		echo "FAIL fuzz_$t: ${input:-?}: ${why:-exit $rc, $n of ${#inputs[@]} inputs run} (log: $log)"
 	fi
 done

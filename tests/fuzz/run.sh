@@ -43,7 +43,7 @@ for t in "$@"; do
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
 	rate=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -n 1)
-	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1)
 	cov=$(echo "$last" | grep -oE 'cov: [0-9]+ ft: [0-9]+ corp: [0-9]+/[0-9]+[a-zA-Z]*')
 	if [ "$rc" -eq 0 ]; then
 		printf 'fuzz_%-11s %10s executions in %s s (%s/s), %s: no crash\n' \
@@ -51,8 +51,8 @@ for t in "$@"; do
 	else
 		crashed=1
 		printf 'fuzz_%-11s CRASH (exit %d) after %s executions: %s\n' "$t" "$rc" \
-			"${runs:-?}" "$(grep -oE "$build/crashes/$t-[^ ]+" "$log" | tail -n 1)"
-		grep -E '^(==[0-9]+==ERROR|SUMMARY|.*check failed|.*runtime error)' "$log" | head -5 |
+			"${runs:-?}" "$(grep -aoE "$build/crashes/$t-[^ ]+" "$log" | tail -n 1)"
+		grep -aE '^(==[0-9]+==ERROR|SUMMARY|.*check failed|.*runtime error)' "$log" | head -5 |
 			sed 's/^/    /'
 		echo "    log: $log; reproduce: $bin <that file>"
 	fi

@@ -24,13 +24,13 @@ for bin in "$build"/tests/test_*; do
 	log=$logdir/asan_$name.log
 	timeout --kill-after=10 300 "$bin" >"$log" 2>&1
 	rc=$?
-	p=$(grep -c '^PASS ' "$log")
-	f=$(grep -c '^FAIL ' "$log")
+	p=$(grep -ac '^PASS ' "$log")
+	f=$(grep -ac '^FAIL ' "$log")
 	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ] && [ "$p" -gt 0 ]; then
 		echo "PASS asan $name: $p tests"
 	else
 		failed=1
-		why=$(grep -m 1 -E '^FAIL |==[0-9]+==ERROR|runtime error' "$log")
+		why=$(grep -a -m 1 -E '^FAIL |==[0-9]+==ERROR|runtime error' "$log")
 		echo "FAIL asan $name: ${why:-exit $rc} (log: $log)"
 	fi
 done
