@@ -37,6 +37,8 @@ static bool lc_select_all(void *arg, pid_t pid, const char *comm, const char **w
 
 static void lc_bind(struct ut_registry *reg, pid_t self_pid)
 {
+	/* what the previous binding gathered (its burst of found rings) goes */
+	lifecycle_fini(&lc);
 	config_defaults(&lc_cfg);
 	memset(&lc, 0, sizeof(lc));
 	lc.reg = reg;
