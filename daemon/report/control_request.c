@@ -59,6 +59,9 @@ static bool key_listed(const char *keys, const char *key)
 	size_t n = strlen(key);
 	const char *p;
 
+	/* "" is in every string: strstr() would find it at p for ever */
+	if (!n)
+		return false;
 	for (p = keys; (p = strstr(p, key)); p += n) {
 		if ((p == keys || p[-1] == ' ') && (p[n] == ',' || p[n] == '\0'))
 			return true;

@@ -185,6 +185,9 @@ UT_TEST(request_unknown_keys_and_kinds)
 	/* a word of the list is not a key: "fd, busy" or "us" */
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"us\":1}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "unknown key \"us\"");
+	/* the empty key, which every string contains (it once looped for ever) */
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"\":4}", &r), -EINVAL);
+	UT_ASSERT_STR_CONTAINS(err, "set: unknown key \"\"");
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"reset\",\"busy_poll_us\":1}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "reset: unknown key \"busy_poll_us\"");
 	/* "false" is not false */
