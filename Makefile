@@ -304,7 +304,7 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 FUZZ_BUILD	?= build-fuzz
 ASAN_BUILD	?= build-asan
 FUZZ_SECONDS	?= 60
-FUZZ_ALL	:= config journal control agent_wire cli_json
+FUZZ_ALL	:= config journal control agent_server agent_wire cli_json
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -O1 -g $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CFLAGS_JSON)
@@ -320,6 +320,8 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 			   daemon/observe/trace.c daemon/observe/iopoll.c daemon/observe/inventory.c \
 			   daemon/report/control_server.c daemon/report/control_conn.c,$(DAEMON_SRCS)) \
 			   tests/fuzz/fake_observe.c
+# the agent server's message sequences: the same daemon, a fake kernel
+FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control)
 FUZZ_SRCS_agent_wire	:=
 FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_INIH) $(LIBS_SYSTEMD)
