@@ -62,6 +62,7 @@ struct ring_tune {
 	bool forced;			/* ... with --force: kept whatever [select] says */
 	bool hands_off;			/* uringtune reset: left as its app set it */
 	bool refused;			/* the kernel refused a change: not retried */
+	bool vanished;			/* ... because the ring went away first */
 	bool queued;			/* waits in the take queue */
 	const char *excluded;		/* the [select] rule that left it out, NULL if none */
 	char error[160];		/* why, shown in status */

@@ -115,6 +115,7 @@ void lc_refused(struct lifecycle *lc, struct ut_ring *ring, int ret, const char 
 	if (ret == -ESRCH || ret == -ESTALE) {
 		/* nothing failed: the ring's process exited or closed it */
 		lc->actions_vanished++;
+		ring->tune.vanished = true;
 		log_ring(LOG_DEBUG, ring, "went away before it could be changed: %s", err);
 		snprintf(ring->tune.error, sizeof(ring->tune.error), "ring went away: %s", err);
 		return;

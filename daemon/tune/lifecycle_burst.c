@@ -40,6 +40,7 @@ void lc_burst_found(struct lifecycle *lc, const struct ut_ring *ring)
 enum burst_outcome {
 	BURST_TUNED,
 	BURST_REFUSED,
+	BURST_VANISHED,
 	BURST_APP,
 	BURST_UNTUNABLE,
 	BURST_EXCLUDED,
@@ -51,6 +52,7 @@ enum burst_outcome {
 static const char *const outcome_words[BURST_OUTCOMES] = {
 	[BURST_TUNED] = "tuned",
 	[BURST_REFUSED] = "refused by the kernel",
+	[BURST_VANISHED] = "gone before they could be changed",
 	[BURST_APP] = "managed by their application",
 	[BURST_UNTUNABLE] = "not tunable from outside",
 	[BURST_EXCLUDED] = "not selected by [select]",
@@ -65,8 +67,9 @@ static enum burst_outcome outcome_of(const struct lifecycle *lc, const struct ut
 
 	if (t->managed_by == UT_MANAGED_URINGTUNE)
 		return BURST_TUNED;
+	/* a ring that went away is no refusal: no warning for it */
 	if (t->refused)
-		return BURST_REFUSED;
+		return t->vanished ? BURST_VANISHED : BURST_REFUSED;
 	if (t->managed_by == UT_MANAGED_APP)
 		return BURST_APP;
 	if (!ring_tunable_agent(ring->obs.setup_flags, lc->napi_supported, t->managed_by,

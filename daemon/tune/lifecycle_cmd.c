@@ -77,6 +77,7 @@ int lifecycle_set(struct lifecycle *lc, pid_t pid, int fd, const struct tuner_se
 	if ((ret = set_selected(lc, ring, force, err, errlen)))
 		return ret;
 	t->refused = false;
+	t->vanished = false;
 	ret = lc_take(lc, ring, &s);
 	if (ret) {
 		snprintf(err, errlen, "%s", t->error);
