@@ -51,6 +51,19 @@ static int fsync_parent(const char *path)
 	return fsync_dir(dir);
 }
 
+/* the new file's mode exactly @mode, whatever the umask; 0, or -errno and aborted */
+static int exact_mode(struct atomic_file *af, mode_t mode)
+{
+	int ret;
+
+	af->step = "chmod";
+	if (!fchmod(af->fd, mode))
+		return 0;
+	ret = -errno;
+	atomic_file_abort(af);
+	return ret;
+}
+
 int atomic_file_open(struct atomic_file *af, const char *path, const char *tmp_name,
 		     mode_t mode)
 {
@@ -75,14 +88,8 @@ int atomic_file_open(struct atomic_file *af, const char *path, const char *tmp_n
 		af->tmp[0] = '\0';	/* nothing to unlink */
 		return ret;
 	}
-	/* mkstemp's 0600 is masked by the umask: make it exact */
-	af->step = "chmod";
-	if (fchmod(af->fd, mode)) {
-		ret = -errno;
-		atomic_file_abort(af);
-		return ret;
-	}
-	return 0;
+	/* mkstemp's 0600 is masked by the umask */
+	return exact_mode(af, mode);
 }
 
 /* @tmp's trailing XXXXXX made random, as mkstemp() does */
@@ -128,14 +135,7 @@ int atomic_file_open_at(struct atomic_file *af, int dirfd, const char *name,
 		af->tmp[0] = '\0';
 		return ret;
 	}
-	/* exact, whatever the umask */
-	af->step = "chmod";
-	if (fchmod(af->fd, mode)) {
-		ret = -errno;
-		atomic_file_abort(af);
-		return ret;
-	}
-	return 0;
+	return exact_mode(af, mode);
 }
 
 void atomic_file_abort(struct atomic_file *af)
