@@ -317,7 +317,8 @@ FUZZ_SRCS_journal	:= daemon/tune/journal.c daemon/tune/journal_format.c daemon/l
 # the daemon without its BPF edge, event loop and sockets (fake_observe.c
 # stands in for what the reports read of the BPF edge)
 FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
-			   daemon/observe/trace.c daemon/observe/iopoll.c daemon/observe/inventory.c \
+			   daemon/observe/trace%.c daemon/observe/iopoll.c daemon/observe/inventory%.c \
+			   daemon/observe/holders.c daemon/observe/scan_worker.c \
 			   daemon/report/control_server.c daemon/report/control_conn.c,$(DAEMON_SRCS)) \
 			   tests/fuzz/fake_observe.c
 # the agent server's message sequences: the same daemon, a fake kernel

@@ -52,8 +52,10 @@ struct {
 	__type(value, __u32);		/* slot in ring_stats */
 } ring_slots SEC(".maps");
 
+/* mapped by user space: a tick reads every ring's counters without a syscall */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__uint(max_entries, 16384);
 	__type(key, __u32);
 	__type(value, struct ut_ring_stats);
@@ -78,6 +80,18 @@ struct {
 	__type(key, __u32);
 	__type(value, struct slot_cache);
 } slot_cache SEC(".maps");
+
+/*
+ * Processes holding a ring, kept by user space (tgid -> 1): their forks are
+ * reported, so a child that inherits a ring is known before its parent exits.
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, 16384);
+	__type(key, __u32);
+	__type(value, __u32);
+} holders SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
@@ -136,6 +150,10 @@ struct {
 
 __u64 events_lost;	/* ring buffer full: user space recovers at its next sweep */
 __u64 rings_dropped;	/* ring map full: the ring is not traced */
+__u64 slots_taken;	/* ring_stats slots given to rings ... */
+__u64 slots_freed;	/* ... and back: the difference is in use */
+/* io_ring_exit_work, learned from the first ring seen going away */
+void *exit_work_fn;
 
 /* 6.9-6.12 layouts; libbpf matches them to struct io_ring_ctx by name */
 struct io_ring_ctx___napi_v69 {
@@ -282,6 +300,8 @@ static struct ut_ring_stats *ring_new(struct io_ring_ctx *ctx, __u64 key, __u32 
 		if (!rs)
 			return NULL;
 	}
+	if (!have)
+		__sync_fetch_and_add(&slots_taken, 1);
 	cache_slot(key, slot);
 	return rs;
 full:
@@ -349,6 +369,36 @@ int BPF_PROG(on_ring_create, int fd, void *ctxp, __u32 sq_entries,
 	return 0;
 }
 
+/*
+ * The kernel's own list of the ring's NAPI instances (what it busy-polls),
+ * copied into its slot: after register calls (static tracking changes it
+ * only through them) and on the first of every 128 waits (dynamic tracking
+ * learns and forgets as traffic comes).
+ */
+static __always_inline void read_kernel_ids(struct io_ring_ctx *ctx, struct ut_ring_stats *rs)
+{
+	__u32 ids[UT_MAX_NAPI_IDS] = {}, n = 0;
+	struct list_head *pos, *head;
+	int i;
+
+	if (!bpf_core_field_exists(ctx->napi_list))
+		return;
+	head = (void *)ctx + bpf_core_field_offset(struct io_ring_ctx, napi_list);
+	pos = BPF_CORE_READ(ctx, napi_list.next);
+	for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
+		struct io_napi_entry *e;
+
+		e = (void *)pos - bpf_core_field_offset(struct io_napi_entry, list);
+		if (i < UT_MAX_NAPI_IDS)
+			ids[i] = BPF_CORE_READ(e, napi_id);
+		n++;
+		pos = BPF_CORE_READ(pos, next);
+	}
+	__builtin_memcpy(rs->kernel_napi_ids, ids, sizeof(ids));
+	rs->n_kernel_ids = n;
+	rs->kernel_ids_reads++;
+}
+
 /* Fires after the call with its result: NAPI state read here is the new one. */
 SEC("tp_btf/io_uring_register")
 int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
@@ -363,8 +413,10 @@ int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
 		return 0;
 
 	rs = ring_get(ring);
-	if (rs)
+	if (rs) {
 		read_napi_state(ring, &rs->napi);
+		read_kernel_ids(ring, rs);
+	}
 
 	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
 	if (!ev) {
@@ -524,6 +576,11 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		return 0;
 	satisfied = wait_satisfied(task, ring, min_events);
 	__sync_fetch_and_add(&rs->waits, 1);
+	/* a ring passed to another process shows who uses it now */
+	if (rs->user_tgid != (__u32)task->tgid)
+		rs->user_tgid = task->tgid;
+	if ((rs->waits & 127) == 1)
+		read_kernel_ids(ring, rs);
 	if (satisfied)
 		__sync_fetch_and_add(&rs->waits_nosleep, 1);
 
@@ -621,5 +678,82 @@ int rings_iter(struct bpf_iter__task_file *it)
 	}
 
 	bpf_seq_write(seq, &rec, sizeof(rec));
+	return 0;
+}
+
+/*
+ * A ring is going away: io_uring_release() -> io_ring_ctx_wait_and_kill()
+ * queues ctx->exit_work once the ring's last file reference is dropped (by
+ * close, exit or exec). No io_uring tracepoint marks it; this one does, for
+ * every ring, whichever process held it. Its slot is given back here, so a
+ * lost event costs no slot. Before the first ring goes the work's address is
+ * looked up in ring_slots (a hash lookup per queued work item); after it
+ * only io_ring_exit_work items are.
+ */
+SEC("tp_btf/workqueue_queue_work")
+int BPF_PROG(on_queue_work, int req_cpu, void *pwq, struct work_struct *work)
+{
+	void *fn = work->func;
+	__u64 key = (__u64)work - bpf_core_field_offset(struct io_ring_ctx, exit_work);
+	struct ut_ring_stats *rs;
+	struct ut_event *ev;
+	__u32 *slot, s;
+
+	if (exit_work_fn && fn != exit_work_fn)
+		return 0;
+	slot = bpf_map_lookup_elem(&ring_slots, &key);
+	if (!slot)
+		return 0;
+	exit_work_fn = fn;
+	s = *slot;
+	rs = bpf_map_lookup_elem(&ring_stats, &s);
+	if (bpf_map_delete_elem(&ring_slots, &key) == 0) {
+		if (rs && rs->ctx == key)
+			rs->ctx = 0;
+		bpf_map_push_elem(&free_slots, &s, 0);
+		__sync_fetch_and_add(&slots_freed, 1);
+	}
+
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&events_lost, 1);
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = UT_EV_RING_GONE;
+	ev->fd = -1;
+	ev->ctx = key;
+	ev->ts_ns = bpf_ktime_get_ns();
+	bpf_ringbuf_submit(ev, 0);
+	return 0;
+}
+
+/*
+ * A process holding a ring forked: its child holds the ring too until it
+ * closes it (exec closes it: ring fds are O_CLOEXEC). One hash lookup per
+ * new process on the host; threads are skipped before it.
+ */
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(on_process_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid = parent->tgid;
+	struct ut_event *ev;
+
+	if ((__u32)child->tgid == ptgid || !bpf_map_lookup_elem(&holders, &ptgid))
+		return 0;
+	ev = bpf_ringbuf_reserve(&events, sizeof(*ev), 0);
+	if (!ev) {
+		__sync_fetch_and_add(&events_lost, 1);
+		return 0;
+	}
+	__builtin_memset(ev, 0, sizeof(*ev));
+	ev->type = UT_EV_HOLDER_FORK;
+	ev->tgid = ptgid;
+	ev->tid = child->tgid;
+	ev->fd = -1;
+	ev->ts_ns = bpf_ktime_get_ns();
+	ev->start_boottime = child->start_boottime;
+	bpf_probe_read_kernel(ev->comm, sizeof(ev->comm), parent->group_leader->comm);
+	bpf_ringbuf_submit(ev, 0);
 	return 0;
 }

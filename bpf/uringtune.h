@@ -58,11 +58,19 @@ struct ut_ring_stats {
 	__u64 napi_ids_changed_ns;		/* when napi_ids last grew */
 
 	struct ut_napi_state napi;	/* as of the last wait or register */
+
+	__u32 user_tgid;	/* the process that last waited on the ring */
+	/* the kernel's napi_list, copied now and then (read_kernel_ids) */
+	__u32 n_kernel_ids;	/* entries (may exceed the array) */
+	__u32 kernel_napi_ids[UT_MAX_NAPI_IDS];
+	__u64 kernel_ids_reads;	/* 0: never copied */
 };
 
 enum ut_event_type {
 	UT_EV_RING_CREATE = 1,	/* io_uring_create */
 	UT_EV_NAPI_REGISTER = 2,	/* IORING_(UN)REGISTER_NAPI on a ring */
+	UT_EV_RING_GONE = 3,	/* the ring's last file reference went: it is being freed */
+	UT_EV_HOLDER_FORK = 4,	/* a process in "holders" forked: tid is the child's pid */
 };
 
 /* The one ring-buffer record; fields not used by a type are zero. */
@@ -73,7 +81,8 @@ struct ut_event {
 	__s32 fd;		/* RING_CREATE: the new ring's fd */
 	__u64 ctx;
 	__u64 ts_ns;
-	__u64 start_boottime;	/* RING_CREATE: process start, as in ut_ring_rec */
+	__u64 start_boottime;	/* RING_CREATE: process start, as in ut_ring_rec;
+				 * HOLDER_FORK: the child's */
 	__u64 ino;		/* RING_CREATE: the ring file's inode, 0 if unknown */
 	__u32 setup_flags;
 	__u32 opcode;		/* NAPI_REGISTER: 27 register, 28 unregister */

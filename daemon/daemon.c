@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -67,10 +68,27 @@ int daemon_claim(struct ut_daemon *d)
 	return ret;
 }
 
+/*
+ * One pidfd per process holding a ring: thousands on a large host. The soft
+ * limit (1024 under systemd) goes up to the hard one (LimitNOFILE=).
+ */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur >= rl.rlim_max)
+		return;
+	rl.rlim_cur = rl.rlim_max;
+	if (setrlimit(RLIMIT_NOFILE, &rl))
+		log_warn("raising the open-file limit to %llu: %s", (unsigned long long)rl.rlim_max,
+			 strerror(errno));
+}
+
 static void start_identity(struct ut_daemon *d)
 {
 	struct utsname uts;
 
+	raise_nofile();
 	d->self_pid = getpid();
 	if (uname(&uts) == 0)
 		snprintf(d->kernel, sizeof(d->kernel), "%s", uts.release);
@@ -99,6 +117,8 @@ static int start_parts(struct ut_daemon *d)
 	d->lc.napi_supported = d->napi_supported;
 	backend_pidfd_init(&d->lc.pidfd);
 	ret = registry_init(&d->reg);
+	if (!ret)
+		ret = inventory_init(&d->inv);
 	if (ret) {
 		log_err("out of memory");
 		return ret;
@@ -167,9 +187,8 @@ void daemon_events(struct ut_daemon *d)
 
 void daemon_tick(struct ut_daemon *d)
 {
-	/* events first: a ring announced before the sweep must not look new */
 	trace_consume(&d->trace);
-	inventory_sweep(&d->inv);
+	inventory_tick(&d->inv);
 	inventory_refresh_stats(&d->inv);
 	lifecycle_tick(&d->lc);
 	lifecycle_flush(&d->lc);
@@ -184,6 +203,7 @@ int daemon_stop(struct ut_daemon *d)
 	/* restore every ring uringtune changed, whatever stopped the loop */
 	failed = lifecycle_stop(&d->lc);
 	agent_server_close(&d->agent);
+	inventory_fini(&d->inv);
 	iopoll_close(&d->iopoll);
 	trace_close(&d->trace);
 	lifecycle_fini(&d->lc);

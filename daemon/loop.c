@@ -129,6 +129,8 @@ int loop_run(struct loop *l)
 		goto out;
 	if ((ret = agent_conn_start(&d->agent, l->event, drain_events, d)) < 0)
 		goto out;
+	if ((ret = inventory_attach_loop(&d->inv, l->event)) < 0)
+		goto out;
 
 	/* BPF is attached and the journal settled (main()): ready */
 	notify_status(l, "READY=1", true);
@@ -154,6 +156,7 @@ out:
 	control_server_stop(l->control);
 	l->control = NULL;
 	agent_conn_stop(&d->agent);
+	inventory_detach_loop(&d->inv);
 	sd_event_source_unref(l->tick);
 	l->event = sd_event_unref(l->event);
 	return ret;

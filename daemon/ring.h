@@ -37,6 +37,7 @@ struct ring_obs {
 	struct ut_holder holder;	/* the process and fd status shows */
 	uint32_t setup_flags;
 	struct ut_napi_state napi;	/* newest of sweep, register event, our own change */
+	uint64_t napi_ns;		/* when napi was last set (CLOCK_MONOTONIC) */
 	uint32_t kernel_napi_ids[UT_MAX_NAPI_IDS];
 	uint32_t n_kernel_ids;
 	struct ut_ring_stats stats;	/* last copy of the BPF map value */
@@ -44,6 +45,14 @@ struct ring_obs {
 	struct ut_iopoll_stats iop;	/* IOPOLL rings: completion times */
 	bool have_iop;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
+
+	int32_t slot;			/* its ring_stats slot, -1 not known yet */
+	/*
+	 * The holder no longer holds it (exited, closed or moved the fd) while
+	 * the ring lives on: the inventory is looking for where it went.
+	 */
+	bool holder_lost;
+	uint64_t verified_ns;		/* the holder was last seen holding it */
 
 	/* sweep bookkeeping */
 	uint64_t sweep_gen;

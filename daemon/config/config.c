@@ -27,6 +27,7 @@ void config_defaults(struct ut_config *cfg)
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", UT_CONTROL_SOCKET);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", DEFAULT_STATE_DIR);
 	cfg->tick_ms = 1000;
+	cfg->sweep_cpu_pct = 0.1;
 	cfg->max_rings = 16384;
 	cfg->log_level = LOG_INFO;
 

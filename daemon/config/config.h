@@ -74,7 +74,8 @@ struct ut_config {
 	enum ut_mode mode;
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	char state_dir[PATH_MAX];
-	unsigned int tick_ms;		/* registry refresh / reconcile interval */
+	unsigned int tick_ms;		/* statistics, decisions, holder checks */
+	double sweep_cpu_pct;		/* the full host sweep's budget, % of one core */
 	unsigned int max_rings;		/* capacity of the BPF ring map */
 	int log_level;			/* LOG_ERR .. LOG_DEBUG */
 	enum ut_iopoll_stats_mode iopoll_stats;

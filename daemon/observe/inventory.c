@@ -1,30 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* The registry's feed: events, sweeps and statistics from napi_trace. */
+/* The registry's feed: events, ticks and statistics from napi_trace. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
+
+#include <systemd/sd-event.h>
 
 #include "inventory.h"
 #include "uring_abi.h"
 #include "clock.h"
 #include "log.h"
+#include "proc_stat.h"
 #include "setup_flags.h"
 
-/*
- * Inode of the ring's file, for programs too old to send it (the event
- * carries it); 0 if the process or fd is gone or /proc/PID/fd not ours to read.
- */
-static uint64_t ring_ino(pid_t pid, int fd)
-{
-	char path[64];
-	struct stat st;
+/* the backstop without a reason: at most this often */
+#define SWEEP_PERIODIC_NS	(300 * 1000000000ULL)
 
-	snprintf(path, sizeof(path), "/proc/%d/fd/%d", pid, fd);
-	if (stat(path, &st))
-		return 0;
-	return st.st_ino;
+int inventory_init(struct inventory *inv)
+{
+	int ret = holders_init(&inv->holders, inventory_holder_exited, inv);
+
+	if (ret)
+		return ret;
+	inv->reg->on_holder = holders_on_holder;
+	inv->reg->on_holder_arg = &inv->holders;
+	sweep_budget_init(&inv->budget, inv->cfg->sweep_cpu_pct / 100.0,
+			  (uint64_t)inv->cfg->tick_ms * 1000000ULL, SWEEP_PERIODIC_NS);
+	return 0;
+}
+
+void inventory_fini(struct inventory *inv)
+{
+	inventory_detach_loop(inv);
+	if (inv->reg)
+		inv->reg->on_holder = NULL;
+	holders_fini(&inv->holders);
+}
+
+static int on_scans(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct inventory *inv = arg;
+	struct scan_job *job, *next;
+
+	(void)s, (void)fd, (void)revents;
+	/* rings announced before a job's iterator ran must not look new */
+	trace_consume(inv->trace);
+	for (job = scan_worker_take(&inv->worker); job; job = next) {
+		next = job->next;
+		inventory_apply_job(inv, job);
+		scan_job_free(job);
+	}
+	lifecycle_drop_gone(inv->lc);
+	lifecycle_flush(inv->lc);
+	return 0;
+}
+
+int inventory_attach_loop(struct inventory *inv, struct sd_event *event)
+{
+	int ret;
+
+	holders_attach(&inv->holders, event, inv->trace);
+	ret = scan_worker_start(&inv->worker, inv->trace);
+	if (ret)
+		return ret;
+	ret = sd_event_add_io(event, &inv->worker_src, scan_worker_fd(&inv->worker), EPOLLIN,
+			      on_scans, inv);
+	if (ret < 0) {
+		scan_worker_stop(&inv->worker);
+		return ret;
+	}
+	sd_event_source_set_description(inv->worker_src, "inventory-scans");
+	/* exits found while attaching */
+	holders_flush_exits(&inv->holders);
+	return 0;
+}
+
+void inventory_detach_loop(struct inventory *inv)
+{
+	inv->worker_src = sd_event_source_disable_unref(inv->worker_src);
+	scan_worker_stop(&inv->worker);
+	holders_attach(&inv->holders, NULL, NULL);
 }
 
 /* a NAPI (un)register call: ours, the agent's, or the application's own */
@@ -32,23 +89,32 @@ static void on_register(struct inventory *inv, const struct ut_event *ev)
 {
 	struct ut_ring *ring = registry_find(inv->reg, ev->ctx);
 
-	/* unknown ring: the next sweep brings it, with its state */
-	if (!ring)
+	/* unknown ring: a scan of its process brings it, with its state */
+	if (!ring) {
+		scan_worker_submit(&inv->worker, SCAN_PID, (pid_t)ev->tgid);
 		return;
+	}
 	if (lifecycle_on_register(inv->lc, ring, ev, agent_server_setup_register(inv->agent, ring, ev)))
 		agent_server_app_took_over(inv->agent, ring);
 }
 
 static void on_create(struct inventory *inv, const struct ut_event *ev)
 {
+	uint64_t ino = ev->ino;
 	struct ut_ring *ring;
 	char flags[160];
 
-	/* a new ring at a freed ring's address: the old one's slot goes */
+	if (!ino && !(ev->setup_flags & UT_SETUP_REGISTERED_FD_ONLY))
+		/* programs too old to send it */
+		ino = proc_fd_ino(ev->tgid, ev->fd);
 	ring = registry_find(inv->reg, ev->ctx);
+	/* found by a scan before its event was read: the same ring */
+	if (ring && ino && ring->obs.holder.ino == ino)
+		return;
+	/* a new ring at a freed ring's address: the old one's slot goes */
 	if (ring)
 		agent_server_ring_gone(inv->agent, ring);
-	ring = registry_on_create(inv->reg, ev, ev->ino ? ev->ino : ring_ino(ev->tgid, ev->fd));
+	ring = registry_on_create(inv->reg, ev, ino);
 	if (!ring) {
 		log_err("out of memory for ring pid=%u fd=%d", ev->tgid, ev->fd);
 		return;
@@ -59,6 +125,21 @@ static void on_create(struct inventory *inv, const struct ut_event *ev)
 	lifecycle_ring_found(inv->lc, ring, false);
 	if (ev->setup_flags & UT_SETUP_IOPOLL)
 		inventory_iopoll_hooks(inv);
+}
+
+/* the ring's last file reference went: it is being freed */
+static void on_gone(struct inventory *inv, const struct ut_event *ev)
+{
+	struct ut_ring *ring = registry_find(inv->reg, ev->ctx);
+
+	inv->deaths[inv->n_deaths % INVENTORY_DEATHS] =
+		(struct inventory_death){ ev->ctx, ev->ts_ns };
+	inv->n_deaths++;
+	inv->rings_gone++;
+	if (!ring)
+		return;
+	inventory_ring_removed(ring, inv);
+	registry_remove(inv->reg, ev->ctx);
 }
 
 int inventory_on_event(const struct ut_event *ev, void *arg)
@@ -72,30 +153,19 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 	case UT_EV_NAPI_REGISTER:
 		on_register(inv, ev);
 		break;
+	case UT_EV_RING_GONE:
+		on_gone(inv, ev);
+		break;
+	case UT_EV_HOLDER_FORK:
+		holders_forked(&inv->holders, (pid_t)ev->tgid, (pid_t)ev->tid, ev->start_boottime);
+		break;
 	default:
 		log_debug("unknown event type %u ignored", ev->type);
 	}
 	return 0;
 }
 
-struct sweep_ctx {
-	struct inventory *inv;
-	uint64_t now;
-	size_t found_new;
-};
-
-static void on_rec(const struct ut_ring_rec *rec, void *arg)
-{
-	struct sweep_ctx *sc = arg;
-
-	if (registry_sweep_record(sc->inv->reg, rec, sc->now)) {
-		sc->found_new++;
-		log_debug("found ring: pid=%u comm=%.16s fd=%d", rec->tgid, rec->comm, rec->fd);
-		lifecycle_ring_found(sc->inv->lc, registry_find(sc->inv->reg, rec->ctx), true);
-	}
-}
-
-static void on_remove(const struct ut_ring *ring, void *arg)
+void inventory_ring_removed(const struct ut_ring *ring, void *arg)
 {
 	struct inventory *inv = arg;
 
@@ -105,39 +175,41 @@ static void on_remove(const struct ut_ring *ring, void *arg)
 		  ring->obs.holder.comm, ring->obs.holder.fd);
 }
 
-static bool keep_ctx(uint64_t ctx, void *arg)
-{
-	struct inventory *inv = arg;
-
-	return registry_find(inv->reg, ctx) != NULL;
-}
-
 int inventory_sweep(struct inventory *inv)
 {
-	struct sweep_ctx sc = { .inv = inv, .now = now_ns() };
-	uint64_t t0 = sc.now;
-	int n, left;
+	struct scan_job job = { .kind = SCAN_SWEEP };
+	int ret;
 
-	registry_sweep_begin(inv->reg);
-	n = trace_sweep(inv->trace, on_rec, &sc);
-	if (n < 0) {
-		/* without a complete inventory nothing may be dropped */
-		log_err("sweeping io_uring rings failed: %s", strerror(-n));
-		return n;
+	scan_job_run(inv->trace, &job);
+	ret = job.ret < 0 ? job.ret : 0;
+	inventory_apply_job(inv, &job);
+	free(job.recs);
+	return ret;
+}
+
+void inventory_tick(struct inventory *inv)
+{
+	uint64_t now = now_ns(), lost = trace_events_lost(inv->trace);
+
+	/* a reload may have changed them */
+	inv->budget.share = inv->cfg->sweep_cpu_pct / 100.0;
+	inv->budget.min_gap_ns = (uint64_t)inv->cfg->tick_ms * 1000000ULL;
+	holders_flush_exits(&inv->holders);
+	inventory_check_holders(inv, now);
+	if (lost != inv->events_lost_seen) {
+		inv->events_lost_seen = lost;
+		sweep_budget_request(&inv->budget, "ring-buffer events were lost");
 	}
-	registry_sweep_end(inv->reg, t0, on_remove, inv);
-	/* one journal write for every ring that went */
+	if (inv->worker.started) {
+		if (sweep_budget_due(&inv->budget, now) &&
+		    !scan_worker_busy(&inv->worker, SCAN_SWEEP)) {
+			log_debug("full sweep: %s", inv->budget.reason ? inv->budget.reason :
+				  "periodic backstop");
+			scan_worker_submit(&inv->worker, SCAN_SWEEP, 0);
+		}
+	}
+	inv->ring_map_entries = trace_slots_used(inv->trace);
 	lifecycle_drop_gone(inv->lc);
-
-	left = trace_prune(inv->trace, keep_ctx, inv, t0);
-	iopoll_prune(inv->iopoll, keep_ctx, inv, t0);
-	if (left >= 0)
-		inv->ring_map_entries = left;
-	inv->sweeps++;
-	inv->last_sweep_us = (now_ns() - t0) / 1000;
-	if (sc.found_new)
-		log_debug("sweep found %zu new rings", sc.found_new);
-	return 0;
 }
 
 void inventory_refresh_stats(struct inventory *inv)
@@ -148,7 +220,12 @@ void inventory_refresh_stats(struct inventory *inv)
 	registry_for_each(inv->reg, i, ring) {
 		struct ring_obs *o = &ring->obs;
 
-		o->have_stats = trace_ring_stats(inv->trace, ring->ctx, &o->stats) == 0;
+		o->have_stats = trace_ring_stats(inv->trace, ring->ctx, &o->slot, &o->stats) == 0;
+		/* the kernel's NAPI list, as BPF last copied it */
+		if (o->have_stats && o->stats.kernel_ids_reads) {
+			memcpy(o->kernel_napi_ids, o->stats.kernel_napi_ids, sizeof(o->kernel_napi_ids));
+			o->n_kernel_ids = o->stats.n_kernel_ids;
+		}
 		if (o->setup_flags & UT_SETUP_IOPOLL)
 			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, &o->iop) == 0;
 	}

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "registry.h"
 
 #define REGISTRY_MIN_CAP	64
@@ -98,13 +99,26 @@ struct ut_ring *registry_add(struct ut_registry *reg, uint64_t ctx)
 		return NULL;
 	ring->ctx = ctx;
 	ring->obs.holder.fd = -1;
+	ring->obs.slot = -1;
 	insert_slot(reg->slots, reg->cap, ring);
 	reg->count++;
 	return ring;
 }
 
+/* every change of a ring's holder goes through here, for the hook */
+static void set_holder(struct ut_registry *reg, struct ut_ring *ring, const struct ut_holder *h)
+{
+	pid_t old = ring->obs.holder.pid;
+
+	ring->obs.holder = *h;
+	ring->obs.holder.comm[sizeof(ring->obs.holder.comm) - 1] = '\0';
+	if (reg->on_holder && (old != h->pid || !old))
+		reg->on_holder(reg->on_holder_arg, old, &ring->obs.holder);
+}
+
 void registry_remove(struct ut_registry *reg, uint64_t ctx)
 {
+	static const struct ut_holder none = { .fd = -1 };
 	size_t mask = reg->cap - 1;
 	size_t i = slot_of(ctx, reg->cap);
 	size_t j;
@@ -113,6 +127,8 @@ void registry_remove(struct ut_registry *reg, uint64_t ctx)
 		i = (i + 1) & mask;
 	if (!reg->slots[i])
 		return;
+	if (reg->on_holder && reg->slots[i]->obs.holder.pid)
+		reg->on_holder(reg->on_holder_arg, reg->slots[i]->obs.holder.pid, &none);
 	free(reg->slots[i]);
 	reg->slots[i] = NULL;
 	reg->count--;
@@ -168,9 +184,10 @@ static void holder_from_rec(struct ut_holder *h, const struct ut_ring_rec *rec)
 	h->comm[sizeof(h->comm) - 1] = '\0';
 }
 
-void registry_sweep_begin(struct ut_registry *reg)
+void registry_sweep_begin(struct ut_registry *reg, uint64_t t0_ns)
 {
 	reg->gen++;
+	reg->sweep_t0 = t0_ns;
 }
 
 bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
@@ -179,11 +196,14 @@ bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *re
 	struct ut_ring *ring = registry_find(reg, rec->ctx);
 	bool found_new = false;
 
+	struct ut_holder h;
+
 	if (!ring) {
 		ring = registry_add(reg, rec->ctx);
 		if (!ring)
 			return false;
-		holder_from_rec(&ring->obs.holder, rec);
+		holder_from_rec(&h, rec);
+		set_holder(reg, ring, &h);
 		ring->obs.first_seen_ns = now_ns;
 		found_new = true;
 	}
@@ -202,7 +222,11 @@ bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *re
 		ring->obs.have_alt = true;
 	}
 	ring->obs.setup_flags = rec->setup_flags;
-	ring->obs.napi = rec->napi;
+	/* read by the sweep that began at sweep_t0: a later event is newer */
+	if (ring->obs.napi_ns <= reg->sweep_t0) {
+		ring->obs.napi = rec->napi;
+		ring->obs.napi_ns = reg->sweep_t0;
+	}
 	memcpy(ring->obs.kernel_napi_ids, rec->kernel_napi_ids, sizeof(ring->obs.kernel_napi_ids));
 	ring->obs.n_kernel_ids = rec->n_kernel_ids;
 	return found_new;
@@ -221,7 +245,9 @@ size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
 			continue;
 		if (ring->obs.sweep_gen == reg->gen) {
 			if (!ring->obs.holder_seen && ring->obs.have_alt)
-				ring->obs.holder = ring->obs.alt;
+				registry_move_holder(reg, ring, &ring->obs.alt);
+			else if (ring->obs.holder_seen)
+				ring->obs.holder_lost = false;
 			continue;
 		}
 		if (ring->obs.first_seen_ns >= t0_ns)
@@ -239,6 +265,7 @@ struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_even
 				   uint64_t ino)
 {
 	struct ut_ring *ring = registry_find(reg, ev->ctx);
+	struct ut_holder h;
 
 	/* a new ring at a freed ring's address: start over */
 	if (ring)
@@ -246,12 +273,11 @@ struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_even
 	ring = registry_add(reg, ev->ctx);
 	if (!ring)
 		return NULL;
-	ring->obs.holder.pid = ev->tgid;
-	ring->obs.holder.fd = ev->fd;
-	ring->obs.holder.ino = ino;
-	ring->obs.holder.start_boottime = ev->start_boottime;
-	memcpy(ring->obs.holder.comm, ev->comm, sizeof(ring->obs.holder.comm));
-	ring->obs.holder.comm[sizeof(ring->obs.holder.comm) - 1] = '\0';
+	h = (struct ut_holder){
+		.pid = ev->tgid, .fd = ev->fd, .ino = ino, .start_boottime = ev->start_boottime,
+	};
+	memcpy(h.comm, ev->comm, sizeof(h.comm));
+	set_holder(reg, ring, &h);
 	ring->obs.setup_flags = ev->setup_flags;
 	ring->obs.napi = ev->napi;
 	ring->obs.first_seen_ns = ev->ts_ns;
@@ -267,6 +293,7 @@ bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *e
 	if (!ring)
 		return false;
 	ring->obs.napi = ev->napi;
+	ring->obs.napi_ns = ev->ts_ns;
 	return (pid_t)ev->tgid != self_pid && ev->ret == 0 &&
 	       ring->tune.managed_by != UT_MANAGED_APP;
 }
@@ -274,4 +301,42 @@ bool registry_on_napi_register(struct ut_registry *reg, const struct ut_event *e
 void registry_napi_set(struct ut_ring *ring, const struct ut_napi_state *napi)
 {
 	ring->obs.napi = *napi;
+	ring->obs.napi_ns = now_ns();
+}
+
+void registry_mark_lost(struct ut_ring *ring)
+{
+	ring->obs.holder_lost = true;
+}
+
+void registry_move_holder(struct ut_registry *reg, struct ut_ring *ring,
+			  const struct ut_holder *h)
+{
+	set_holder(reg, ring, h);
+	ring->obs.holder_lost = false;
+}
+
+bool registry_scan_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
+			  uint64_t now_ns)
+{
+	struct ut_ring *ring = registry_find(reg, rec->ctx);
+	struct ut_holder h;
+
+	if (!ring) {
+		ring = registry_add(reg, rec->ctx);
+		if (!ring)
+			return false;
+		ring->obs.first_seen_ns = now_ns;
+		ring->obs.setup_flags = rec->setup_flags;
+		ring->obs.napi = rec->napi;
+		holder_from_rec(&h, rec);
+		set_holder(reg, ring, &h);
+		return true;
+	}
+	/* the same file (a new ring at a freed one's address has another inode) */
+	if (ring->obs.holder_lost && (!ring->obs.holder.ino || ring->obs.holder.ino == rec->ino)) {
+		holder_from_rec(&h, rec);
+		registry_move_holder(reg, ring, &h);
+	}
+	return false;
 }

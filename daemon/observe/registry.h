@@ -18,11 +18,21 @@
 #include "ring.h"
 #include "uringtune.h"
 
+/*
+ * Told whenever a ring's holder process changes: a ring added (old_pid 0),
+ * moved to another process, or removed (new_pid 0). The inventory keeps its
+ * per-process watches with it.
+ */
+typedef void (*registry_holder_cb)(void *arg, pid_t old_pid, const struct ut_holder *now);
+
 struct ut_registry {
 	struct ut_ring **slots;		/* open addressing, linear probing */
 	size_t cap;			/* power of two */
 	size_t count;
 	uint64_t gen;			/* current sweep */
+	uint64_t sweep_t0;		/* ... and when it began reading */
+	registry_holder_cb on_holder;	/* optional */
+	void *on_holder_arg;
 };
 
 int registry_init(struct ut_registry *reg);
@@ -43,7 +53,8 @@ struct ut_ring **registry_sorted(const struct ut_registry *reg, size_t *n);
 		if (((ring) = (reg)->slots[(i)]) != NULL)
 
 /*
- * A sweep: begin, one record per (process, fd) holding a ring, end. Rings not
+ * A sweep: begin (t0_ns: when the iterator began reading), one record per
+ * (process, fd) holding a ring, end. Rings not
  * found are removed unless they were first seen at or after t0_ns (the
  * sweep's start), so a ring announced by an event during the sweep stays.
  * registry_sweep_record() returns true for a ring new to the registry;
@@ -51,12 +62,24 @@ struct ut_ring **registry_sorted(const struct ut_registry *reg, size_t *n);
  * under other (pid, fd) pairs than its holder's (a forked child, an fd passed
  * over SCM_RIGHTS) moves to the first of them.
  */
-void registry_sweep_begin(struct ut_registry *reg);
+void registry_sweep_begin(struct ut_registry *reg, uint64_t t0_ns);
 bool registry_sweep_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
 			   uint64_t now_ns);
 typedef void (*registry_remove_cb)(const struct ut_ring *ring, void *arg);
 size_t registry_sweep_end(struct ut_registry *reg, uint64_t t0_ns,
 			  registry_remove_cb cb, void *arg);
+
+/*
+ * The ring's holder is now @h (a child that inherited it, the process it was
+ * passed to, another fd of the same process); clears holder_lost.
+ */
+void registry_move_holder(struct ut_registry *reg, struct ut_ring *ring,
+			  const struct ut_holder *h);
+/* ... its holder let go of it, where it went is not known yet */
+void registry_mark_lost(struct ut_ring *ring);
+/* a record of a per-process scan: a new ring (true), or a lost ring's new holder */
+bool registry_scan_record(struct ut_registry *reg, const struct ut_ring_rec *rec,
+			  uint64_t now_ns);
 
 /* io_uring_create event; ino from the caller's stat of /proc/PID/fd/FD (0 if unknown) */
 struct ut_ring *registry_on_create(struct ut_registry *reg, const struct ut_event *ev,

@@ -167,6 +167,9 @@ int trace_open(struct ut_trace *t, unsigned int max_rings, trace_event_cb cb,
 			 strerror(-ret));
 		goto fail;
 	}
+	ret = trace_iter_open(t, err, errlen);
+	if (ret)
+		goto fail;
 
 	t->rb = ring_buffer__new(bpf_map__fd(t->skel->maps.events), on_sample, t, NULL);
 	if (!t->rb) {
@@ -183,6 +186,7 @@ fail:
 
 void trace_close(struct ut_trace *t)
 {
+	trace_iter_close(t);
 	ring_buffer__free(t->rb);
 	napi_trace_bpf__destroy(t->skel);
 	t->rb = NULL;
@@ -199,40 +203,6 @@ int trace_consume(struct ut_trace *t)
 	return ring_buffer__consume(t->rb);
 }
 
-int trace_sweep(struct ut_trace *t, trace_rec_cb cb, void *arg)
-{
-	struct ut_ring_rec recs[64];
-	size_t have = 0;
-	int fd, n = 0;
-	ssize_t r;
-
-	fd = bpf_iter_create(bpf_link__fd(t->skel->links.rings_iter));
-	if (fd < 0)
-		return -errno;
-
-	/* records never straddle reads badly: keep the remainder and go on */
-	for (;;) {
-		r = read(fd, (char *)recs + have, sizeof(recs) - have);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			n = -errno;
-			break;
-		}
-		if (r == 0)
-			break;
-		have += r;
-		size_t whole = have / sizeof(recs[0]);
-
-		for (size_t i = 0; i < whole; i++, n++)
-			cb(&recs[i], arg);
-		have -= whole * sizeof(recs[0]);
-		memmove(recs, (char *)recs + whole * sizeof(recs[0]), have);
-	}
-	close(fd);
-	return n;
-}
-
 static int ring_slot(const struct ut_trace *t, uint64_t ctx, uint32_t *slot)
 {
 	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.ring_slots), &ctx, slot))
@@ -240,58 +210,85 @@ static int ring_slot(const struct ut_trace *t, uint64_t ctx, uint32_t *slot)
 	return 0;
 }
 
-int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out)
+int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, int32_t *slot,
+		     struct ut_ring_stats *out)
 {
-	uint32_t slot;
+	const struct ut_ring_stats *s;
+	uint32_t u;
 	int ret;
 
-	ret = ring_slot(t, ctx, &slot);
-	if (ret)
-		return ret;
-	if (bpf_map_lookup_elem(bpf_map__fd(t->skel->maps.ring_stats), &slot, out))
-		return -errno;
-	/* the slot was given to another ring in between */
-	return out->ctx == ctx ? 0 : -ENOENT;
+	/* the slot found last time, while it is still this ring's: no syscall */
+	if (*slot < 0 || (uint32_t)*slot >= t->max_rings ||
+	    __atomic_load_n(&t->stats[*slot].ctx, __ATOMIC_RELAXED) != ctx) {
+		*slot = -1;
+		ret = ring_slot(t, ctx, &u);
+		if (ret)
+			return ret;
+		if (u >= t->max_rings)
+			return -ERANGE;
+		*slot = (int32_t)u;
+	}
+	s = &t->stats[*slot];
+	memcpy(out, s, sizeof(*out));
+	/* the slot was given to another ring while it was copied */
+	if (out->ctx != ctx) {
+		*slot = -1;
+		return -ENOENT;
+	}
+	return 0;
 }
 
 int trace_prune(struct ut_trace *t, trace_keep_cb keep, void *arg, uint64_t t0_ns)
 {
 	int slots_fd = bpf_map__fd(t->skel->maps.ring_slots);
-	int stats_fd = bpf_map__fd(t->skel->maps.ring_stats);
 	int free_fd = bpf_map__fd(t->skel->maps.free_slots);
-	static const struct ut_ring_stats empty;
-	struct ut_ring_stats val;
-	uint64_t key, next, *doomed;
-	size_t n = 0, left = 0;
-	void *prev = NULL;
-	uint32_t slot;
+	uint32_t slot, have;
+	size_t left = 0;
+	uint64_t ctx;
 
-	doomed = malloc(sizeof(*doomed) * t->max_rings);
-	if (!doomed)
-		return -ENOMEM;
+	/*
+	 * The mapped slots, not the hash: memory reads, a syscall only for a
+	 * ring to let go (the BPF side gives back the slots of rings it saw
+	 * going; these are rings it missed).
+	 */
+	for (slot = 0; slot < t->max_rings; slot++) {
+		struct ut_ring_stats *s = &t->stats[slot];
 
-	/* collect first: deleting while walking restarts a hash map walk */
-	while (bpf_map_get_next_key(slots_fd, prev, &next) == 0) {
-		key = next;
-		prev = &key;
-		if (ring_slot(t, key, &slot) ||
-		    bpf_map_lookup_elem(stats_fd, &slot, &val))
+		ctx = __atomic_load_n(&s->ctx, __ATOMIC_RELAXED);
+		if (!ctx)
 			continue;
-		if (!keep(key, arg) && val.created_ns < t0_ns && n < t->max_rings)
-			doomed[n++] = key;
-		else
+		if (keep(ctx, arg) || s->created_ns >= t0_ns ||
+		    ring_slot(t, ctx, &have) || have != slot) {
 			left++;
-	}
-	/* unlink, clear (stale per-CPU caches then miss), give the slot back */
-	for (size_t i = 0; i < n; i++) {
-		if (ring_slot(t, doomed[i], &slot) ||
-		    bpf_map_delete_elem(slots_fd, &doomed[i]))
 			continue;
-		bpf_map_update_elem(stats_fd, &slot, &empty, BPF_ANY);
-		bpf_map_update_elem(free_fd, NULL, &slot, 0);
+		}
+		/* unlink, clear (stale per-CPU caches then miss), give the slot back */
+		if (bpf_map_delete_elem(slots_fd, &ctx))
+			continue;
+		__atomic_store_n(&s->ctx, 0, __ATOMIC_RELAXED);
+		if (bpf_map_update_elem(free_fd, NULL, &slot, 0) == 0)
+			__atomic_fetch_add(&t->skel->bss->slots_freed, 1, __ATOMIC_RELAXED);
 	}
-	free(doomed);
 	return (int)left;
+}
+
+int trace_holder_set(const struct ut_trace *t, pid_t pid, bool holds)
+{
+	int fd = bpf_map__fd(t->skel->maps.holders);
+	uint32_t key = (uint32_t)pid, one = 1;
+
+	if (holds ? bpf_map_update_elem(fd, &key, &one, BPF_ANY) :
+		    bpf_map_delete_elem(fd, &key))
+		return errno == ENOENT ? 0 : -errno;
+	return 0;
+}
+
+int trace_slots_used(const struct ut_trace *t)
+{
+	uint64_t taken = __atomic_load_n(&t->skel->bss->slots_taken, __ATOMIC_RELAXED);
+	uint64_t freed = __atomic_load_n(&t->skel->bss->slots_freed, __ATOMIC_RELAXED);
+
+	return (int)(taken - freed);
 }
 
 uint64_t trace_events_lost(const struct ut_trace *t)

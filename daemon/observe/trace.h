@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "uringtune.h"
@@ -26,6 +27,9 @@ struct ut_trace {
 	unsigned int max_rings;
 	trace_event_cb event_cb;
 	void *event_arg;
+	struct ut_ring_stats *stats;	/* the ring_stats array, mapped read-write */
+	size_t stats_len;
+	bool pid_iter;			/* task_file iterators take a pid (6.1+) */
 };
 
 /*
@@ -40,10 +44,29 @@ void trace_close(struct ut_trace *t);
 int trace_events_fd(const struct ut_trace *t);
 int trace_consume(struct ut_trace *t);
 
-/* run the rings iterator: one callback per (process, fd) holding a ring */
+/*
+ * The iterators (trace_iter.c). Each returns the number of records passed to
+ * the callback, or -errno. They may run on another thread than the one that
+ * consumes events: they touch no state of struct ut_trace but its fds.
+ *   trace_sweep       every (process, fd) on the host holding a ring: O(files)
+ *   trace_scan_pid    the same within one process: O(its files); -ENOTSUP
+ *                     on kernels without pid-filtered iterators (before 6.1)
+ */
 int trace_sweep(struct ut_trace *t, trace_rec_cb cb, void *arg);
+int trace_scan_pid(struct ut_trace *t, pid_t pid, trace_rec_cb cb, void *arg);
+int trace_iter_open(struct ut_trace *t, char *err, size_t errlen);
+void trace_iter_close(struct ut_trace *t);
 
-int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, struct ut_ring_stats *out);
+/*
+ * A ring's statistics from the mapped array; *slot caches where they were
+ * (-1: not known yet) and is kept up to date. -ENOENT: no slot.
+ */
+int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, int32_t *slot,
+		     struct ut_ring_stats *out);
+/* a process holding a ring (its forks are reported), or no longer */
+int trace_holder_set(const struct ut_trace *t, pid_t pid, bool holds);
+/* ring_stats slots in use */
+int trace_slots_used(const struct ut_trace *t);
 
 /*
  * Delete map entries of rings that are gone: those keep() rejects and whose

@@ -218,11 +218,11 @@ UT_TEST(unknown_key)
 
 	ASSERT_REFUSED(&l, "[daemon]\ncolour = blue\n",
 		       "[daemon] colour: unknown key (known keys: mode, socket, "
-		       "state_dir, tick_ms, max_rings, log_level, iopoll_stats)");
+		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
 	/* names are case sensitive */
 	ASSERT_REFUSED(&l, "[daemon]\nMode = tune\n",
 		       "[daemon] Mode: unknown key (known keys: mode, socket, "
-		       "state_dir, tick_ms, max_rings, log_level, iopoll_stats)");
+		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
 	ASSERT_REFUSED(&l, "[daemon]\n= tune\n",
 		       "[daemon]: expected a key before '=', got '= tune'");
 }
@@ -892,7 +892,7 @@ UT_TEST(export_bad_values)
 	/* [export] keys belong in [export] */
 	ASSERT_REFUSED(&l, "[daemon]\ntextfile_dir = /tmp\n",
 		       "[daemon] textfile_dir: unknown key (known keys: mode, socket, "
-		       "state_dir, tick_ms, max_rings, log_level, iopoll_stats)");
+		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
 }
 
 /* the shipped file must load and match the built-in defaults */

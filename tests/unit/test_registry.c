@@ -559,7 +559,7 @@ UT_TEST(sweep_adds_and_removes)
 		rb.kernel_napi_ids[k] = 9000 + k;
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &ra, 1000));
 	UT_ASSERT(sweep_record(&reg, &rb, 1000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 1000, on_remove, &removed), 0);
@@ -598,7 +598,7 @@ UT_TEST(sweep_adds_and_removes)
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_APP);
 
 	/* B is gone from the next sweep */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &ra, 2000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, on_remove, &removed), 1);
 	UT_ASSERT_EQ_INT(removed.calls, 1);
@@ -612,7 +612,7 @@ UT_TEST(sweep_adds_and_removes)
 	UT_ASSERT_EQ_INT(ring->obs.first_seen_ns, 1000);
 
 	/* and A from the one after: a NULL callback is allowed */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 3000, NULL, NULL), 1);
 	UT_ASSERT_EQ_INT(reg.count, 0);
 	UT_ASSERT(registry_find(&reg, a) == NULL);
@@ -628,7 +628,7 @@ UT_TEST(sweep_refreshes_known_ring)
 	struct ut_ring *ring;
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &rec, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 
@@ -637,7 +637,7 @@ UT_TEST(sweep_refreshes_known_ring)
 	rec.napi.busy_poll_ns = 777;
 	rec.n_kernel_ids = 1;
 	rec.kernel_napi_ids[0] = 4242;
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &rec, 2000));
 	registry_sweep_end(&reg, 2000, NULL, NULL);
 
@@ -669,7 +669,7 @@ UT_TEST(sweep_keeps_rings_announced_during_it)
 	UT_ASSERT(registry_on_create(&reg, &ey, 0) != NULL);
 	UT_ASSERT(registry_on_create(&reg, &ez, 0) != NULL);
 
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 5000, on_remove, &removed), 1);
 	UT_ASSERT_EQ_INT(removed.calls, 1);
 	UT_ASSERT(removed.ctx[0] == y);
@@ -678,7 +678,7 @@ UT_TEST(sweep_keeps_rings_announced_during_it)
 	UT_ASSERT(registry_find(&reg, z) != NULL);	/* ts > t0 */
 
 	/* a later sweep without them: now they are gone */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 9001, on_remove, &removed), 2);
 	UT_ASSERT_EQ_INT(removed.calls, 3);
 	UT_ASSERT_EQ_INT(reg.count, 0);
@@ -708,7 +708,7 @@ UT_TEST(sweep_end_with_colliding_rings)
 	}
 
 	/* keep one in three, a third of those seen only under a forked child */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	for (size_t k = 0; k < N; k += 3) {
 		struct ut_ring_rec rec = make_rec(keys[k], 1000 + k, 3, "c", false);
 
@@ -751,7 +751,7 @@ UT_TEST(sweep_switches_to_other_holder)
 	UT_ASSERT(ring != NULL);
 
 	/* the parent closed its fd after fork: only the child holds the ring */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &child, 2000));
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
 	ring = registry_find(&reg, a);
@@ -763,7 +763,7 @@ UT_TEST(sweep_switches_to_other_holder)
 	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "child");
 
 	/* the child is the holder now: seeing the parent too changes nothing */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &parent, 3000));
 	UT_ASSERT(!sweep_record(&reg, &child, 3000));
 	registry_sweep_end(&reg, 3000, NULL, NULL);
@@ -771,7 +771,7 @@ UT_TEST(sweep_switches_to_other_holder)
 	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "child");
 
 	/* an alternative from an earlier sweep does not linger */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &child, 4000));
 	registry_sweep_end(&reg, 4000, NULL, NULL);
 	UT_ASSERT_EQ_INT(ring->obs.holder.pid, 101);
@@ -798,7 +798,7 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 	UT_ASSERT(registry_on_create(&reg, &eb, 66) != NULL);
 	UT_ASSERT(registry_on_create(&reg, &ec, 77) != NULL);
 
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	/* B: the child first */
 	UT_ASSERT(!sweep_record(&reg, &b_child, 2000));
 	UT_ASSERT(!sweep_record(&reg, &b_owner, 2000));
@@ -820,7 +820,7 @@ UT_TEST(sweep_keeps_holder_seen_with_child)
 	UT_ASSERT_STR_EQ(ring->obs.holder.comm, "owner-c");
 
 	/* only the dup left: the holder's fd is gone, the dup takes over */
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &c_dup, 3000));
 	registry_sweep_end(&reg, 3000, NULL, NULL);
 	ring = registry_find(&reg, c);
@@ -840,7 +840,7 @@ UT_TEST(sweep_new_ring_managed_by)
 	struct ut_registry reg;
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &r_on, 1000));
 	UT_ASSERT(sweep_record(&reg, &r_off, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
@@ -862,7 +862,7 @@ UT_TEST(sweep_record_reports_new_rings)
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
 	UT_ASSERT(registry_on_create(&reg, &ek, 0) != NULL);
 
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &ra, 1000));
 	UT_ASSERT(!sweep_record(&reg, &ra_child, 1000));
 	UT_ASSERT(!sweep_record(&reg, &ra, 1000));
@@ -870,7 +870,7 @@ UT_TEST(sweep_record_reports_new_rings)
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 	UT_ASSERT_EQ_INT(reg.count, 2);
 
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &ra, 2000));
 	UT_ASSERT(!sweep_record(&reg, &rk, 2000));
 	registry_sweep_end(&reg, 2000, NULL, NULL);
@@ -878,7 +878,7 @@ UT_TEST(sweep_record_reports_new_rings)
 
 	/* a record with no ring address makes no ring */
 	ra.ctx = 0;
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &ra, 3000));
 	UT_ASSERT(registry_find(&reg, 0) == NULL);
 	registry_free(&reg);
@@ -933,7 +933,7 @@ UT_TEST(on_create_replaces_reused_address)
 	old.n_kernel_ids = 1;
 	old.kernel_napi_ids[0] = 8200;
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &old, 1000));
 	UT_ASSERT(sweep_record(&reg, &rother, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
@@ -982,11 +982,11 @@ UT_TEST(on_create_during_sweep_of_old_ring)
 	struct ut_ring *ring;
 
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(sweep_record(&reg, &old, 1000));
 	registry_sweep_end(&reg, 1000, NULL, NULL);
 
-	registry_sweep_begin(&reg);
+	registry_sweep_begin(&reg, 0);
 	UT_ASSERT(!sweep_record(&reg, &old, 2000));
 	UT_ASSERT(registry_on_create(&reg, &ev, 0) != NULL);
 	UT_ASSERT_EQ_INT(registry_sweep_end(&reg, 2000, NULL, NULL), 0);
