@@ -109,6 +109,8 @@ TOOLS		+= $(BUILD)/iopoll_load
 TOOLS		+= $(BUILD)/ringentry
 # a peer of the agent socket that is not an agent (tests/integration/agent_hostile_*.sh)
 TOOLS		+= $(BUILD)/agent_hostile
+# a ring's fd moved by fork, SCM_RIGHTS and dup (tests/integration/ring_holders.sh)
+TOOLS		+= $(BUILD)/ringpass
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -172,6 +174,10 @@ $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 $(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/ringpass: $(BUILD)/tests/tools/ringpass.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 

@@ -1,0 +1,116 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 13, deliver 5: the inventory follows rings without walking the host.
+# A ring inherited by a child that outlives its parent stays listed with
+# the child's pid; a ring passed to another process is found in the receiver
+# (through its waits, and through the backstop sweep if it never waits).
+# Linux 6.7+ (and the stable kernels since) refuses io_uring fds in
+# SCM_RIGHTS (EINVAL); what is left to hand a ring over is pidfd_getfd(2),
+# so the pass is checked both ways: over SCM_RIGHTS where the kernel takes
+# it, with pidfd_getfd always;
+# an fd moved with dup is followed; a ring closed while its process lives
+# is gone within 2 s. None of the first four may need a full host sweep:
+# daemon.sweeps must not move (the start-up sweep is the only one).
+. "$(dirname "$0")/../lib.sh"
+
+start_daemon
+sweeps0=$(status_json | jq .daemon.sweeps)
+
+# listed PID FD: the ring is in status under that holder
+listed() { [ -n "$(ring "$1" "$2")" ]; }
+# elapsed_ms START_NS
+elapsed_ms() { echo $(( ($(date +%s%N) - $1) / 1000000 )); }
+
+# start MODE [ARGS]: ringpass in the background, its ring listed; sets OUT, PID, FD
+start() {
+	OUT=$T/pass-$1.out
+	bg "$B/ringpass" "$@" >"$OUT"
+	wait_line "$OUT" '^ring '
+	read -r PID FD < <(ring_of "$OUT")
+	wait_for 5 listed "$PID" "$FD" || fail "$1: ring pid=$PID fd=$FD never listed"
+}
+
+# 1. fork: the parent exits, the child keeps the ring
+start fork
+kill -USR1 "$PID"
+wait_line "$OUT" '^child '
+l=$(grep '^child ' "$OUT")
+child=$(field pid "$l")
+BG_PIDS+=("$child")
+[ "$(field fd "$l")" = "$FD" ] || fail "fork: child has fd $(field fd "$l"), parent $FD"
+t0=$(date +%s%N)
+kill -TERM "$PID"
+wait_for 2 listed "$child" "$FD" ||
+	{ status_json | jq -c '.rings[]'; fail "fork: ring not listed with child pid $child 2 s after its parent exited"; }
+echo "fork: listed with the child's pid $(elapsed_ms "$t0") ms after the parent's exit"
+listed "$PID" "$FD" && fail "fork: still listed with the exited parent $PID"
+kill -TERM "$child"
+wait_for 2 eval '! listed "$child" "$FD"' || fail "fork: ring still listed 2 s after the child exited"
+
+# 2. to a receiver that waits on the ring: SCM_RIGHTS if the kernel takes it, pidfd_getfd
+# found_in MODE: the ring is listed under the receiver, not under the sender
+found_in() {
+	local l recv_pid recv_fd t0
+	l=$(grep '^received ' "$OUT")
+	recv_pid=$(field pid "$l")
+	recv_fd=$(field fd "$l")
+	t0=$(date +%s%N)
+	wait_for 5 listed "$recv_pid" "$recv_fd" ||
+		{ status_json | jq -c '.rings[]'; fail "$1: ring not found in receiver $recv_pid fd $recv_fd"; }
+	echo "$1: found in the receiver $(elapsed_ms "$t0") ms after the sender let go"
+	[ "$(status_json | jq --argjson p "$PID" '[.rings[] | select(.pid == $p)] | length')" = 0 ] ||
+		fail "$1: the sender $PID, which closed its fd, still listed"
+}
+start send --use
+kill -USR1 "$PID"
+wait_line "$OUT" '^(received|refused) '
+if grep -q '^refused errno=EINVAL' "$OUT"; then
+	echo "send: this kernel refuses io_uring fds in SCM_RIGHTS (EINVAL): nothing to find"
+	wait_for 2 eval '! listed "$PID" "$FD"' || fail "send: refused ring still listed after its close"
+else
+	found_in "send --use"
+fi
+kill -TERM "$PID"
+start getfd --use
+kill -USR1 "$PID"
+wait_line "$OUT" '^received '
+found_in "getfd --use"
+kill -TERM "$PID"
+
+# 3. dup: the same process, another fd
+start dup --use
+kill -USR1 "$PID"
+wait_line "$OUT" '^moved '
+newfd=$(field fd "$(grep '^moved ' "$OUT")")
+wait_for 5 listed "$PID" "$newfd" || fail "dup: ring not followed from fd $FD to fd $newfd"
+listed "$PID" "$FD" && fail "dup: still listed at the closed fd $FD"
+echo "dup: followed from fd $FD to fd $newfd"
+kill -TERM "$PID"
+
+# 4. closed while its process lives
+start close
+kill -USR1 "$PID"
+wait_line "$OUT" '^closed'
+t0=$(date +%s%N)
+wait_for 2 eval '! listed "$PID" "$FD"' || fail "close: ring still listed 2 s after it was closed"
+echo "close: gone from status $(elapsed_ms "$t0") ms after the close"
+kill -TERM "$PID"
+
+sweeps=$(status_json | jq .daemon.sweeps)
+[ "$sweeps" = "$sweeps0" ] ||
+	fail "full host sweeps ran ($sweeps0 -> $sweeps): the cheaper ways should have found every move"
+echo "no full host sweep after the start-up one ($sweeps in all)"
+
+# 5. to a receiver that never waits: only the backstop finds it
+start getfd
+kill -USR1 "$PID"
+wait_line "$OUT" '^received '
+l=$(grep '^received ' "$OUT")
+recv_pid=$(field pid "$l")
+recv_fd=$(field fd "$l")
+t0=$(date +%s%N)
+wait_for 20 listed "$recv_pid" "$recv_fd" ||
+	{ status_json | jq -c '.daemon, .rings[]'; fail "getfd: ring never found in the idle receiver"; }
+sweeps=$(status_json | jq .daemon.sweeps)
+[ "$sweeps" -gt "$sweeps0" ] || fail "getfd: found without a sweep? sweeps still $sweeps"
+echo "getfd: found in an idle receiver by the backstop sweep, $(elapsed_ms "$t0") ms (sweeps $sweeps0 -> $sweeps)"
