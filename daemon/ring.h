@@ -42,7 +42,7 @@ struct ring_obs {
 	uint32_t n_kernel_ids;
 	struct ut_ring_stats stats;	/* last copy of the BPF map value */
 	bool have_stats;
-	struct ut_iopoll_stats iop;	/* IOPOLL rings: completion times */
+	struct ut_iopoll_stats *iop;	/* IOPOLL rings only: completion times */
 	bool have_iop;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
 

@@ -360,11 +360,11 @@ static int ring_advice(const struct ut_ring *ring)
 
 	if (!(ring->obs.setup_flags & UT_SETUP_IOPOLL) || !ring->obs.have_iop)
 		return -1;
-	iopoll_summarize(&ring->obs.iop, &sum);
+	iopoll_summarize(ring->obs.iop, &sum);
 	if (sum.completions < IOPOLL_ADVICE_MIN_COMPLETIONS)
 		return -1;
 	iopoll_advise(&sum, ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL,
-		      ring->obs.iop.hybrid_poll_time_ns, &adv);
+		      ring->obs.iop->hybrid_poll_time_ns, &adv);
 	return adv.recommend;
 }
 

@@ -212,23 +212,51 @@ void inventory_tick(struct inventory *inv)
 	lifecycle_drop_gone(inv->lc);
 }
 
+/*
+ * Rings that had no slot (they predate the programs, and have not been
+ * waited on since) get one when BPF first sees them: found by reading the
+ * mapped slots' owners, not by a syscall per ring per tick.
+ */
+static void adopt_slots(struct inventory *inv)
+{
+	struct ut_ring *ring;
+	uint64_t ctx;
+
+	for (uint32_t slot = 0; slot < inv->trace->max_rings; slot++) {
+		ctx = trace_slot_ctx(inv->trace, slot);
+		if (ctx && (ring = registry_find(inv->reg, ctx)) && ring->obs.slot == TRACE_SLOT_NONE)
+			ring->obs.slot = (int32_t)slot;
+	}
+}
+
+/* slotless rings are looked for at most this often, in ticks */
+#define ADOPT_EVERY	4
+
 void inventory_refresh_stats(struct inventory *inv)
 {
 	struct ut_ring *ring;
-	size_t i;
+	size_t i, slotless = 0;
 
+	if (inv->slotless && !(inv->refreshes % ADOPT_EVERY))
+		adopt_slots(inv);
+	inv->refreshes++;
 	registry_for_each(inv->reg, i, ring) {
 		struct ring_obs *o = &ring->obs;
 
 		o->have_stats = trace_ring_stats(inv->trace, ring->ctx, &o->slot, &o->stats) == 0;
+		slotless += o->slot == TRACE_SLOT_NONE;
 		/* the kernel's NAPI list, as BPF last copied it */
 		if (o->have_stats && o->stats.kernel_ids_reads) {
 			memcpy(o->kernel_napi_ids, o->stats.kernel_napi_ids, sizeof(o->kernel_napi_ids));
 			o->n_kernel_ids = o->stats.n_kernel_ids;
 		}
-		if (o->setup_flags & UT_SETUP_IOPOLL)
-			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, &o->iop) == 0;
+		/* most rings are not IOPOLL: their ~1 KB is allocated for those that are */
+		if ((o->setup_flags & UT_SETUP_IOPOLL) && !o->iop)
+			o->iop = calloc(1, sizeof(*o->iop));
+		if (o->iop)
+			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, o->iop) == 0;
 	}
+	inv->slotless = slotless;
 }
 
 /* in auto mode the hooks stay on this long after the last IOPOLL ring */

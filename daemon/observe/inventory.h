@@ -60,6 +60,8 @@ struct inventory {
 	struct inventory_death deaths[INVENTORY_DEATHS];
 	uint64_t n_deaths;		/* ever: deaths[n % INVENTORY_DEATHS] is next */
 	uint64_t events_lost_seen;
+	uint64_t refreshes;		/* inventory_refresh_stats() calls */
+	size_t slotless;		/* rings without a statistics slot at the last */
 
 	uint64_t iopoll_last_seen_ns;	/* an IOPOLL ring was last listed */
 	/* full sweeps, for status and metrics */

@@ -217,10 +217,13 @@ int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, int32_t *slot,
 	uint32_t u;
 	int ret;
 
+	/* none when last looked up: trace_slot_ctx() scans find it later */
+	if (*slot == TRACE_SLOT_NONE)
+		return -ENOENT;
 	/* the slot found last time, while it is still this ring's: no syscall */
 	if (*slot < 0 || (uint32_t)*slot >= t->max_rings ||
 	    __atomic_load_n(&t->stats[*slot].ctx, __ATOMIC_RELAXED) != ctx) {
-		*slot = -1;
+		*slot = TRACE_SLOT_NONE;
 		ret = ring_slot(t, ctx, &u);
 		if (ret)
 			return ret;
@@ -236,6 +239,11 @@ int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, int32_t *slot,
 		return -ENOENT;
 	}
 	return 0;
+}
+
+uint64_t trace_slot_ctx(const struct ut_trace *t, uint32_t slot)
+{
+	return slot < t->max_rings ? __atomic_load_n(&t->stats[slot].ctx, __ATOMIC_RELAXED) : 0;
 }
 
 int trace_prune(struct ut_trace *t, trace_keep_cb keep, void *arg, uint64_t t0_ns)

@@ -59,10 +59,14 @@ void trace_iter_close(struct ut_trace *t);
 
 /*
  * A ring's statistics from the mapped array; *slot caches where they were
- * (-1: not known yet) and is kept up to date. -ENOENT: no slot.
+ * (-1: not known yet, looked up with a syscall; TRACE_SLOT_NONE: none then,
+ * not looked up again) and is kept up to date. -ENOENT: no slot.
  */
+#define TRACE_SLOT_NONE	(-2)
 int trace_ring_stats(const struct ut_trace *t, uint64_t ctx, int32_t *slot,
 		     struct ut_ring_stats *out);
+/* the ring owning a slot, 0 if free: for finding the slots of rings that had none */
+uint64_t trace_slot_ctx(const struct ut_trace *t, uint32_t slot);
 /* a process holding a ring (its forks are reported), or no longer */
 int trace_holder_set(const struct ut_trace *t, pid_t pid, bool holds);
 /* ring_stats slots in use */

@@ -108,7 +108,7 @@ static struct json_object *iopoll_json(const struct ut_ring *ring, const struct 
 		[UT_IOP_URING_CMD] = "uring_cmd", [UT_IOP_OTHER] = "other",
 	};
 	static const struct ut_iopoll_stats none;
-	const struct ut_iopoll_stats *s = ring->obs.have_iop ? &ring->obs.iop : &none;
+	const struct ut_iopoll_stats *s = ring->obs.have_iop ? ring->obs.iop : &none;
 	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
 	struct json_object *o = json_object_new_object();
 	struct json_object *by_op = json_object_new_object();
