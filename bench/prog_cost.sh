@@ -78,6 +78,7 @@ progs=$(awk -F, 'NR > 1 {print $2}' "$out" | sort -u)
 			"$(awk -F, -v p="$p" '$1=="pingpong" && $2==p {print $6}' "$out")" \
 			"$(awk -F, -v p="$p" '$1=="nop" && $2==p {print $6}' "$out")" \
 			"$(awk -F, -v p="$p" '$1=="fork" && $2==p {print $6}' "$out")"
+	done
 } >"$dat"
 plot "$RESULTS/prog_cost.png" 900 450 <<EOF
 set title 'uringtuned BPF programs: ns of run time per ping / NOP / process started (bpf_stats_enabled)'
