@@ -162,6 +162,8 @@ int inventory_on_event(const struct ut_event *ev, void *arg)
 	default:
 		log_debug("unknown event type %u ignored", ev->type);
 	}
+	/* two counters the BPF side keeps: status is exact after each event */
+	inv->ring_map_entries = trace_slots_used(inv->trace);
 	return 0;
 }
 
