@@ -100,6 +100,11 @@ static inline bool journal_dirty(const struct journal *j)
 
 /* that ring has an entry, and the file on disk holds it */
 bool journal_durable(const struct journal *j, uint64_t ctx);
+/* ... by index (0 <= i < n): no search */
+static inline bool journal_durable_at(const struct journal *j, size_t i)
+{
+	return j->put_gen[i] <= j->durable_gen;
+}
 
 /* a commit of generation @gen reached the disk */
 void journal_committed(struct journal *j, uint64_t gen);

@@ -99,7 +99,7 @@ int lc_restore_matching(struct lifecycle *lc,
 		if (pick && !pick(lc, e, arg))
 			continue;
 		/* its ring waits for the commit: unchanged, let go with it (lifecycle_commit.c) */
-		if (!journal_durable(&lc->journal, e->ctx))
+		if (!journal_durable_at(&lc->journal, i))
 			continue;
 		if (restore_ring(lc, e))
 			failed++;
