@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The journal: see journal.h for the file format and the guarantees. This
- * is the file and the entries in memory; the text is journal_format.c.
+ * is the file and the entries in memory; the text is journal_format.c, the
+ * entries by address journal_index.c, the calls that write before they
+ * return (journal_put() ...) journal_sync.c.
  *
  * A file that cannot be read is refused whole (journal_format.h says why)
  * and then left alone for an operator to look at.
@@ -41,6 +43,7 @@
 
 #include "atomic_file.h"
 #include "journal.h"
+#include "journal_index.h"
 #include "journal_format.h"
 #include "log.h"
 #include "safe_dir.h"
@@ -74,10 +77,7 @@ static int reserve(struct journal *j, size_t extra)
 
 static ssize_t find_index(const struct journal *j, uint64_t ctx)
 {
-	for (size_t i = 0; i < j->n; i++)
-		if (j->entries[i].ctx == ctx)
-			return (ssize_t)i;
-	return -1;
+	return journal_index_find(&j->idx, j->entries, j->n, ctx);
 }
 
 /* what load() keeps besides the entries: the line of each, for duplicates */
@@ -113,6 +113,7 @@ static int load_entry(struct journal *j, struct journal_parser *p, struct load_l
 	ll->line[j->n] = p->lineno;
 	j->put_gen[j->n] = 0;
 	j->entries[j->n++] = *e;
+	journal_index_add(&j->idx, j->entries, j->n);
 	return 0;
 }
 
@@ -288,6 +289,7 @@ void journal_close(struct journal *j)
 		close(j->dirfd);
 	free(j->entries);
 	free(j->put_gen);
+	journal_index_free(&j->idx);
 	memset(j, 0, sizeof(*j));
 	j->dirfd = -1;
 }
@@ -353,30 +355,6 @@ int journal_write_entries(struct journal *j, const struct journal_entry *es, siz
 	return ret;
 }
 
-/*
- * Replace the file with @entries (@n of them), durably, on this thread; the
- * caller installs them in memory if it worked (written_whole()).
- */
-static int write_file(struct journal *j, const struct journal_entry *entries, size_t n)
-{
-	char err[PATH_MAX + 320];
-	int ret;
-
-	ret = journal_write_entries(j, entries, n, err, sizeof(err));
-	if (ret) {
-		log_warn("%s", err);
-		return ret;
-	}
-	j->writes++;
-	return 0;
-}
-
-/* a write of everything in memory, one generation on, succeeded */
-static void written_whole(struct journal *j)
-{
-	j->durable_gen = ++j->gen;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -426,66 +404,6 @@ static int check_new(const struct journal *j, const struct journal_entry *es, si
 	return ret;
 }
 
-int journal_put(struct journal *j, const struct journal_entry *e)
-{
-	/* @e may point into j->entries, which reserve() can move */
-	struct journal_entry entry = *e, old;
-	ssize_t i;
-	int ret;
-
-	if (!journal_entry_valid(&entry))
-		return -EINVAL;
-	i = find_index(j, entry.ctx);
-	if (i >= 0) {
-		old = j->entries[i];
-		j->entries[i] = entry;
-		ret = write_file(j, j->entries, j->n);
-		if (ret) {
-			j->entries[i] = old;
-			return ret;
-		}
-		written_whole(j);
-		j->put_gen[i] = j->gen;
-		return 0;
-	}
-	ret = reserve(j, 1);
-	if (ret)
-		return ret;
-	/* past j->n: not part of the journal until the file says so */
-	j->entries[j->n] = entry;
-	ret = write_file(j, j->entries, j->n + 1);
-	if (ret)
-		return ret;
-	written_whole(j);
-	j->put_gen[j->n++] = j->gen;
-	return 0;
-}
-
-int journal_drop(struct journal *j, uint64_t ctx)
-{
-	return journal_drop_many(j, &ctx, 1);
-}
-
-int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n)
-{
-	int ret = check_new(j, es, n);
-
-	if (ret || !n)
-		return ret;
-	ret = reserve(j, n);
-	if (ret)
-		return ret;
-	/* past j->n: not part of the journal until the file says so */
-	memcpy(&j->entries[j->n], es, n * sizeof(*es));
-	ret = write_file(j, j->entries, j->n + n);
-	if (ret)
-		return ret;
-	written_whole(j);
-	for (size_t i = 0; i < n; i++)
-		j->put_gen[j->n++] = j->gen;
-	return 0;
-}
-
 int journal_stage_put_many(struct journal *j, const struct journal_entry *es, size_t n)
 {
 	int ret = check_new(j, es, n);
@@ -499,6 +417,8 @@ int journal_stage_put_many(struct journal *j, const struct journal_entry *es, si
 	j->gen++;
 	for (size_t i = 0; i < n; i++)
 		j->put_gen[j->n++] = j->gen;
+	/* out of memory: lookups scan instead */
+	journal_index_build(&j->idx, j->entries, j->n);
 	return 0;
 }
 
@@ -515,6 +435,9 @@ static size_t compact(struct journal *j, bool (*keep)(const struct journal *j, s
 		j->put_gen[k++] = j->put_gen[i];
 	}
 	j->n = k;
+	/* positions moved: out of memory, lookups scan instead */
+	if (k < n)
+		journal_index_build(&j->idx, j->entries, j->n);
 	return n - k;
 }
 
@@ -529,37 +452,6 @@ static bool not_listed(const struct journal *j, size_t i, const void *list)
 	const struct ctx_list *l = list;
 
 	return !bsearch(&j->entries[i].ctx, l->ctxs, l->n, sizeof(*l->ctxs), cmp_u64);
-}
-
-int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)
-{
-	struct ctx_list l = { NULL, n };
-	struct journal_entry *kept;
-	uint64_t *sorted;
-	size_t k = 0;
-	int ret = 0;
-
-	if (!n || !j->n)
-		return 0;
-	kept = malloc(j->n * sizeof(*kept));
-	if (!kept || sorted_copy(ctxs, n, &sorted)) {
-		free(kept);
-		return -ENOMEM;
-	}
-	l.ctxs = sorted;
-	for (size_t i = 0; i < j->n; i++)
-		if (not_listed(j, i, &l))
-			kept[k++] = j->entries[i];
-	if (k < j->n) {
-		ret = write_file(j, kept, k);
-		if (!ret) {
-			compact(j, not_listed, &l);
-			written_whole(j);
-		}
-	}
-	free(sorted);
-	free(kept);
-	return ret;
 }
 
 int journal_stage_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)

@@ -33,6 +33,7 @@
 #include <sys/types.h>
 
 #include "journal_format.h"	/* struct journal_entry: what a line holds */
+#include "journal_index.h"
 
 /* the file's name in the state directory */
 #define JOURNAL_NAME	"journal"
@@ -45,6 +46,7 @@ struct journal {
 	uint64_t *put_gen;	/* per entry: the generation that put it (0: read at open) */
 	size_t n;
 	size_t cap;
+	struct journal_index idx;	/* entries by ring address */
 	uint64_t gen;		/* changes made in memory so far */
 	uint64_t durable_gen;	/* the latest of them the file on disk is known to hold */
 	uint64_t writes;	/* files written since open (each: 2 fsyncs) */

@@ -205,6 +205,42 @@ UT_TEST(snapshot_is_a_copy)
 	journal_close(&j);
 }
 
+/*
+ * Staging thousands of rings, dropping some, forgetting a failed commit's:
+ * every entry is found at its address (journal_index.c), none that left.
+ */
+UT_TEST(staged_entries_found_by_address)
+{
+	enum { N = 5000 };
+	static uint64_t drop[N];
+	struct journal_entry e = ent;
+	size_t n_drop = 0;
+	uint64_t gen;
+
+	UT_ASSERT_EQ_INT(open_journal(N), 0);
+	for (size_t i = 0; i < N; i += 3)
+		drop[n_drop++] = ent.ctx + 0x1000 * i;
+	UT_ASSERT_EQ_INT(journal_stage_drop_many(&j, drop, n_drop), 0);
+	journal_committed(&j, j.gen);
+	gen = j.gen;
+	/* a failed commit's new entries (one at an address dropped above) are forgotten */
+	e.ctx = ent.ctx;
+	UT_ASSERT_EQ_INT(journal_stage_put_many(&j, &e, 1), 0);
+	e.ctx = 0x42;
+	UT_ASSERT_EQ_INT(journal_stage_put_many(&j, &e, 1), 0);
+	UT_ASSERT_EQ_INT(journal_forget_failed(&j, j.gen), 2);
+	UT_ASSERT(j.gen > gen);
+	UT_ASSERT_EQ_INT(j.n, N - n_drop);
+	for (size_t i = 0; i < N; i++) {
+		const struct journal_entry *f = journal_find(&j, ent.ctx + 0x1000 * i);
+
+		UT_ASSERT(i % 3 ? f && f->ctx == ent.ctx + 0x1000 * i : !f);
+		UT_ASSERT(!(i % 3) || journal_durable(&j, ent.ctx + 0x1000 * i));
+	}
+	UT_ASSERT(!journal_find(&j, 0x42));
+	journal_close(&j);
+}
+
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
 	(void)st, (void)flag, (void)ftw;
@@ -227,6 +263,7 @@ int main(void)
 	ut_run("thread_failed_write_comes_back", thread_failed_write_comes_back);
 	ut_run("thread_stop_drains", thread_stop_drains);
 	ut_run("snapshot_is_a_copy", snapshot_is_a_copy);
+	ut_run("staged_entries_found_by_address", staged_entries_found_by_address);
 	ret = ut_finish();
 	nftw(root, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 	return ret;
