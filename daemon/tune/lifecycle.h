@@ -60,6 +60,7 @@ struct lifecycle_env {
 struct lifecycle_commit_stats {
 	uint64_t commits;		/* snapshots written */
 	uint64_t failed;		/* ... that could not be */
+	uint64_t failed_in_row;		/* ... since the last that could */
 	uint64_t rings;			/* first changes that waited for a commit */
 	uint64_t write_last_ns;		/* the last write: temp file to directory fsync */
 	uint64_t write_max_ns;		/* ... and the longest */

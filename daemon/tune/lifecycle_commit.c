@@ -20,6 +20,7 @@
  * and nothing is committed again before the next tick or new rings.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,8 +191,11 @@ static void commit_failed(struct lifecycle *lc, const struct journal_commit *c)
 	journal_forget_failed(&lc->journal, c->gen);
 	if (n)
 		log_err("%zu ring%s not tuned: %s", n, n == 1 ? "" : "s", c->err);
+	/* drops only, tried again every tick: said once, not every second */
 	else
-		log_warn("%s", c->err);
+		log_msg(lc->commit_stats.failed_in_row ? LOG_DEBUG : LOG_WARNING, "%s (tried again "
+			"every tick)", c->err);
+	lc->commit_stats.failed_in_row++;
 }
 
 /* a commit came back from the committer */
@@ -209,6 +213,10 @@ static void reaped(struct lifecycle *lc, struct journal_commit *c)
 		journal_committed(&lc->journal, c->gen);
 		st->commits++;
 		lc->commit_failed = false;
+		if (st->failed_in_row)
+			log_info("journal %s: written again, after %" PRIu64 " failed writes",
+				 lc->journal.path, st->failed_in_row);
+		st->failed_in_row = 0;
 	}
 	journal_commit_free(c);
 }

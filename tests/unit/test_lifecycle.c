@@ -1016,6 +1016,45 @@ UT_TEST(threaded_set_waits_for_its_commit)
 	threaded_crash();
 }
 
+/* a disk that keeps failing a drop: one warning, not one a tick; its return, one line */
+static void gone_then_ticks(void)
+{
+	lifecycle_drop_gone(&lc);
+	commits_done();
+	for (int i = 0; i < 3; i++) {
+		lifecycle_tick(&lc);
+		commits_done();
+	}
+}
+
+UT_TEST(threaded_failing_drop_said_once)
+{
+	int level = log_get_level();
+	struct ut_ring *a;
+	const char *out;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(true);
+	a = found(RING_A, 100, 5);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	gate_set(true, -EIO);
+	lifecycle_ring_gone(&lc, a);
+	log_set_level(LOG_INFO);
+	out = captured(gone_then_ticks);
+	UT_ASSERT_EQ_INT(count_lines(out, "tried again every tick"), 1);
+	UT_ASSERT_EQ_INT(gate.writes, 5);
+	/* memory already without it: the drop waits for the disk, no ring does */
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	gate_set(true, 0);
+	lifecycle_tick(&lc);
+	UT_ASSERT(commits_done());
+	UT_ASSERT(!journal_dirty(&lc.journal));
+	log_set_level(level);
+	threaded_crash();
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/uringtune-lifecycle-XXXXXX";
@@ -1053,5 +1092,6 @@ int main(void)
 	       threaded_ring_changed_while_committing_not_touched);
 	ut_run("threaded_stop_waits_changes_nothing", threaded_stop_waits_changes_nothing);
 	ut_run("threaded_set_waits_for_its_commit", threaded_set_waits_for_its_commit);
+	ut_run("threaded_failing_drop_said_once", threaded_failing_drop_said_once);
 	return ut_finish();
 }
