@@ -319,7 +319,8 @@ FUZZ_INC	:= $(DAEMON_INC) -Icli -Itests/fuzz
 # what each target links besides common/ and its own file: the code under
 # test, as the daemon or the CLI builds it (control: no BPF, see fake_observe.c)
 FUZZ_SRCS_config	:= $(wildcard daemon/config/*.c) daemon/log.c
-FUZZ_SRCS_journal	:= daemon/tune/journal.c daemon/tune/journal_format.c daemon/log.c
+FUZZ_SRCS_journal	:= daemon/tune/journal.c daemon/tune/journal_format.c daemon/tune/journal_index.c \
+			   daemon/tune/journal_sync.c daemon/log.c
 # the daemon without its BPF edge, event loop and sockets (fake_observe.c
 # stands in for what the reports read of the BPF edge)
 FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \

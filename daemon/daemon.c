@@ -125,9 +125,18 @@ static int start_parts(struct ut_daemon *d)
 	}
 	/* the journal is how changes are undone: unreadable means do nothing */
 	ret = lifecycle_init(&d->lc, &d->reg, &d->cfg, &env, err, sizeof(err));
-	if (ret)
+	if (ret) {
 		log_err("%s", err);
-	return ret;
+		return ret;
+	}
+	/* its fsyncs off the event loop (lifecycle.h); without the thread, on it */
+	ret = journal_committer_thread(&d->committer, journal_commit_write, &d->lc.journal);
+	if (ret)
+		log_warn("journal: no thread to write it (%s): written on the event loop",
+			 strerror(-ret));
+	else
+		d->lc.commit = &d->committer;
+	return 0;
 }
 
 static int start_tracing(struct ut_daemon *d)
@@ -206,7 +215,9 @@ int daemon_stop(struct ut_daemon *d)
 	inventory_fini(&d->inv);
 	iopoll_close(&d->iopoll);
 	trace_close(&d->trace);
+	/* the lifecycle waits for its last commit; the thread is idle then */
 	lifecycle_fini(&d->lc);
+	journal_committer_fini(&d->committer);
 	registry_free(&d->reg);
 	/* last: another daemon may tune once every ring is back */
 	instance_release(&d->inst);

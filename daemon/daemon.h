@@ -40,6 +40,7 @@ struct ut_daemon {
 	struct inventory inv;
 	/* tuning: the rings' lifecycle and the in-process agent's side */
 	struct lifecycle lc;
+	struct journal_committer committer;	/* the journal's thread (lc.commit) */
 	struct ut_agent_server agent;
 
 	/* Prometheus textfile export (export.c), for status and metrics */

@@ -73,6 +73,16 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	return 0;
 }
 
+/* the journal's thread wrote a commit: the rings that waited for it are changed */
+static int on_journal(sd_event_source *s, int fd, uint32_t revents, void *arg)
+{
+	struct loop *l = arg;
+
+	(void)s, (void)fd, (void)revents;
+	lifecycle_journal_done(&l->d->lc);
+	return 0;
+}
+
 /* the agent socket's messages may name rings whose events are still queued */
 static void drain_events(void *arg)
 {
@@ -123,6 +133,8 @@ int loop_run(struct loop *l)
 	    (ret = sd_event_add_signal(l->event, NULL, SIGHUP, on_reload, l)) < 0 ||
 	    (ret = sd_event_add_io(l->event, NULL, trace_events_fd(&d->trace), EPOLLIN,
 				   on_events, l)) < 0 ||
+	    (d->committer.fd >= 0 && (ret = sd_event_add_io(l->event, NULL, d->committer.fd,
+							     EPOLLIN, on_journal, l)) < 0) ||
 	    (ret = control_server_start(&l->control, l->event, l->control_fd, d)) < 0 ||
 	    (ret = sd_event_add_time_relative(l->event, &l->tick, CLOCK_MONOTONIC,
 					      (uint64_t)d->cfg.tick_ms * 1000, 0, on_tick, l)) < 0)

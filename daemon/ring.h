@@ -72,7 +72,7 @@ struct ring_tune {
 	bool hands_off;			/* uringtune reset: left as its app set it */
 	bool refused;			/* the kernel refused a change: not retried */
 	bool vanished;			/* ... because the ring went away first */
-	bool queued;			/* waits in the take queue */
+	bool queued;			/* waits in the take queue, or for its journal commit */
 	const char *excluded;		/* the [select] rule that left it out, NULL if none */
 	char error[160];		/* why, shown in status */
 	char last_decision[200];	/* the tuner's last change, with its numbers */

@@ -189,6 +189,28 @@ static void reload_metrics(const struct reload_state *r, FILE *out)
 		r->last == RELOAD_NEVER ? 0 : r->time);
 }
 
+/* the journal's group commits (lifecycle_commit.c), off the event loop */
+static void journal_commit_metrics(const struct lifecycle *lc, FILE *out)
+{
+	struct lifecycle_commit_stats cs;
+	char secs[SECONDS_SIZE];
+
+	lifecycle_commit_stats(lc, &cs);
+	counter_pair(out, "uringtune_journal_commits_total",
+		     "Journal writes (temporary file, fsync, rename, directory fsync), by result.",
+		     "result", "ok", cs.commits, "failed", cs.failed);
+	family(out, "uringtune_journal_commit_rings_total", "counter",
+	       "Rings whose first change waited for a journal write (per write: divide by "
+	       "uringtune_journal_commits_total).");
+	fprintf(out, "uringtune_journal_commit_rings_total %" PRIu64 "\n", cs.rings);
+	family(out, "uringtune_journal_commit_max_seconds", "gauge",
+	       "The longest journal write since the start.");
+	fprintf(out, "uringtune_journal_commit_max_seconds %s\n", seconds(secs, cs.write_max_ns));
+	family(out, "uringtune_journal_wait_max_seconds", "gauge",
+	       "The longest a ring waited for its journal write before it was changed.");
+	fprintf(out, "uringtune_journal_wait_max_seconds %s\n", seconds(secs, cs.wait_max_ns));
+}
+
 static void self_metrics(const struct ut_daemon *d, FILE *out)
 {
 	/* no BPF in unit tests: nothing could be lost or untraced */
@@ -239,6 +261,7 @@ static void self_metrics(const struct ut_daemon *d, FILE *out)
 	family(out, "uringtune_journal_entries", "gauge",
 	       "Rings whose original settings the journal keeps to restore them.");
 	fprintf(out, "uringtune_journal_entries %zu\n", d->lc.journal.n);
+	journal_commit_metrics(&d->lc, out);
 
 	family(out, "uringtune_sweeps_total", "counter",
 	       "Reconciliations of the registry with the kernel (one per tick).");

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The journal: see journal.h for the file format and the guarantees. This
- * is the file and the entries in memory; the text is journal_format.c.
+ * is the file and the entries in memory; the text is journal_format.c, the
+ * entries by address journal_index.c, the calls that write before they
+ * return (journal_put() ...) journal_sync.c.
  *
  * A file that cannot be read is refused whole (journal_format.h says why)
  * and then left alone for an operator to look at.
@@ -21,6 +23,14 @@
  * We still report the error and keep the old entries in memory, which errs on
  * the safe side: the caller does not act on a put or drop that failed, and
  * the next successful write makes the file match memory again.
+ *
+ * Staged changes (journal_stage_*) are memory first, file later: each one
+ * is a generation, each entry remembers the generation that put it, and a
+ * commit of generation G that reached the disk makes every entry put up to
+ * G durable. A failed commit leaves the file as it was or as G (the same
+ * directory-fsync case): either way it holds every entry that was durable
+ * before, so journal_forget_failed() forgets only the entries G was the
+ * first to carry, and the next commit writes memory whole again.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +43,7 @@
 
 #include "atomic_file.h"
 #include "journal.h"
+#include "journal_index.h"
 #include "journal_format.h"
 #include "log.h"
 #include "safe_dir.h"
@@ -44,6 +55,7 @@
 static int reserve(struct journal *j, size_t extra)
 {
 	struct journal_entry *entries;
+	uint64_t *put_gen;
 	size_t cap;
 
 	if (j->n + extra <= j->cap)
@@ -55,16 +67,17 @@ static int reserve(struct journal *j, size_t extra)
 	if (!entries)
 		return -ENOMEM;
 	j->entries = entries;
+	put_gen = reallocarray(j->put_gen, cap, sizeof(*put_gen));
+	if (!put_gen)
+		return -ENOMEM;
+	j->put_gen = put_gen;
 	j->cap = cap;
 	return 0;
 }
 
 static ssize_t find_index(const struct journal *j, uint64_t ctx)
 {
-	for (size_t i = 0; i < j->n; i++)
-		if (j->entries[i].ctx == ctx)
-			return (ssize_t)i;
-	return -1;
+	return journal_index_find(&j->idx, j->entries, j->n, ctx);
 }
 
 /* what load() keeps besides the entries: the line of each, for duplicates */
@@ -98,7 +111,9 @@ static int load_entry(struct journal *j, struct journal_parser *p, struct load_l
 	if (ret)
 		return journal_parse_error(p, ret, "cannot load: %s", strerror(-ret));
 	ll->line[j->n] = p->lineno;
+	j->put_gen[j->n] = 0;
 	j->entries[j->n++] = *e;
+	journal_index_add(&j->idx, j->entries, j->n);
 	return 0;
 }
 
@@ -273,6 +288,8 @@ void journal_close(struct journal *j)
 	if (j->dirfd > 0)
 		close(j->dirfd);
 	free(j->entries);
+	free(j->put_gen);
+	journal_index_free(&j->idx);
 	memset(j, 0, sizeof(*j));
 	j->dirfd = -1;
 }
@@ -285,17 +302,15 @@ struct journal_entry *journal_find(struct journal *j, uint64_t ctx)
 }
 
 /* after the directory went away: open it again, as at start (never created here) */
-static int reopen_dir(struct journal *j)
+static int reopen_dir(struct journal *j, char *err, size_t errlen)
 {
-	char err[PATH_MAX + 160];
 	int fd, ret;
 
-	fd = safe_dir_open("state_dir", j->dir, 0, err, sizeof(err));
+	fd = safe_dir_open("state_dir", j->dir, 0, err, errlen);
 	if (fd < 0)
 		return fd;
-	ret = safe_dir_check_private(fd, "state_dir", j->dir, err, sizeof(err));
+	ret = safe_dir_check_private(fd, "state_dir", j->dir, err, errlen);
 	if (ret) {
-		log_err("journal: %s", err);
 		close(fd);
 		return ret;
 	}
@@ -304,102 +319,39 @@ static int reopen_dir(struct journal *j)
 	return 0;
 }
 
-/*
- * Replace the file with the header and @entries (@n of them), skipping
- * index @skip (journal_drop; SIZE_MAX for none), durably.
- */
-static int write_file(struct journal *j, const struct journal_entry *entries,
-		      size_t n, size_t skip)
+int journal_write_entries(struct journal *j, const struct journal_entry *es, size_t n,
+			  char *err, size_t errlen)
 {
 	const char *step;
 	size_t len;
 	char *buf;
 	int ret;
 
-	buf = journal_format(entries, n, skip, &len);
-	if (!buf)
+	buf = journal_format(es, n, SIZE_MAX, &len);
+	if (!buf) {
+		snprintf(err, errlen, "journal %s: cannot format %zu entries: %s", j->path, n,
+			 strerror(ENOMEM));
 		return -ENOMEM;
+	}
 	ret = atomic_file_write_at(j->dirfd, JOURNAL_NAME, TMP_TEMPLATE, 0600, buf, len,
 				   ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
 	/* the directory was removed (and maybe made again): checked and opened anew */
-	if (ret == -ENOENT && !reopen_dir(j))
-		ret = atomic_file_write_at(j->dirfd, JOURNAL_NAME, TMP_TEMPLATE, 0600, buf, len,
-					   ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
+	if (ret == -ENOENT) {
+		char why[PATH_MAX + 160] = "";
+
+		if (!reopen_dir(j, why, sizeof(why)))
+			ret = atomic_file_write_at(j->dirfd, JOURNAL_NAME, TMP_TEMPLATE, 0600, buf,
+						   len, ATOMIC_FSYNC | ATOMIC_FSYNC_DIR, &step);
+		if (ret && why[0]) {
+			snprintf(err, errlen, "journal %s: cannot %s: %s (%s)", j->path, step,
+				 strerror(-ret), why);
+			free(buf);
+			return ret;
+		}
+	}
 	if (ret)
-		log_warn("journal %s: cannot %s: %s", j->path, step, strerror(-ret));
-	else
-		j->writes++;
+		snprintf(err, errlen, "journal %s: cannot %s: %s", j->path, step, strerror(-ret));
 	free(buf);
-	return ret;
-}
-
-int journal_put(struct journal *j, const struct journal_entry *e)
-{
-	/* @e may point into j->entries, which reserve() can move */
-	struct journal_entry entry = *e, old;
-	ssize_t i;
-	int ret;
-
-	if (!journal_entry_valid(&entry))
-		return -EINVAL;
-	i = find_index(j, entry.ctx);
-	if (i >= 0) {
-		old = j->entries[i];
-		j->entries[i] = entry;
-		ret = write_file(j, j->entries, j->n, SIZE_MAX);
-		if (ret)
-			j->entries[i] = old;
-		return ret;
-	}
-	ret = reserve(j, 1);
-	if (ret)
-		return ret;
-	/* past j->n: not part of the journal until the file says so */
-	j->entries[j->n] = entry;
-	ret = write_file(j, j->entries, j->n + 1, SIZE_MAX);
-	if (!ret)
-		j->n++;
-	return ret;
-}
-
-int journal_drop(struct journal *j, uint64_t ctx)
-{
-	ssize_t i = find_index(j, ctx);
-	int ret;
-
-	if (i < 0)
-		return 0;
-	ret = write_file(j, j->entries, j->n, i);
-	if (ret)
-		return ret;
-	/* keep the order: the file then only changes where rings did */
-	memmove(&j->entries[i], &j->entries[i + 1],
-		(j->n - i - 1) * sizeof(j->entries[0]));
-	j->n--;
-	return 0;
-}
-
-int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n)
-{
-	int ret;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!journal_entry_valid(&es[i]) || find_index(j, es[i].ctx) >= 0)
-			return -EINVAL;
-		for (size_t k = 0; k < i; k++)
-			if (es[k].ctx == es[i].ctx)
-				return -EINVAL;
-	}
-	if (!n)
-		return 0;
-	ret = reserve(j, n);
-	if (ret)
-		return ret;
-	/* past j->n: not part of the journal until the file says so */
-	memcpy(&j->entries[j->n], es, n * sizeof(*es));
-	ret = write_file(j, j->entries, j->n + n, SIZE_MAX);
-	if (!ret)
-		j->n += n;
 	return ret;
 }
 
@@ -410,34 +362,139 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)
+/* @ctxs sorted (malloc'ed, *out), so that thousands of rings stay O(n log n) */
+static int sorted_copy(const uint64_t *ctxs, size_t n, uint64_t **out)
 {
-	struct journal_entry *kept;
-	uint64_t *sorted;
-	size_t k = 0;
+	*out = malloc(n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, ctxs, n * sizeof(**out));
+	qsort(*out, n, sizeof(**out), cmp_u64);
+	return 0;
+}
+
+/*
+ * @es may go in: valid, new rings, each once. Sorted, so that a burst of
+ * 10 000 rings against a journal of 10 000 stays O(n log n) on the loop.
+ */
+static int check_new(const struct journal *j, const struct journal_entry *es, size_t n)
+{
+	uint64_t *ctxs;
 	int ret = 0;
+
+	if (!n)
+		return 0;
+	ctxs = malloc(n * sizeof(*ctxs));
+	if (!ctxs)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && !ret; i++) {
+		ctxs[i] = es[i].ctx;
+		if (!journal_entry_valid(&es[i]))
+			ret = -EINVAL;
+	}
+	if (!ret)
+		qsort(ctxs, n, sizeof(*ctxs), cmp_u64);
+	for (size_t i = 1; i < n && !ret; i++)
+		if (ctxs[i] == ctxs[i - 1])
+			ret = -EINVAL;
+	for (size_t i = 0; i < j->n && !ret; i++)
+		if (bsearch(&j->entries[i].ctx, ctxs, n, sizeof(*ctxs), cmp_u64))
+			ret = -EINVAL;
+	free(ctxs);
+	return ret;
+}
+
+int journal_stage_put_many(struct journal *j, const struct journal_entry *es, size_t n)
+{
+	int ret = check_new(j, es, n);
+
+	if (ret || !n)
+		return ret;
+	ret = reserve(j, n);
+	if (ret)
+		return ret;
+	memcpy(&j->entries[j->n], es, n * sizeof(*es));
+	j->gen++;
+	for (size_t i = 0; i < n; i++)
+		j->put_gen[j->n++] = j->gen;
+	/* out of memory: lookups scan instead */
+	journal_index_build(&j->idx, j->entries, j->n);
+	return 0;
+}
+
+/* keep the entries @keep says, in their order (the file then only changes where rings did) */
+static size_t compact(struct journal *j, bool (*keep)(const struct journal *j, size_t i,
+						      const void *arg), const void *arg)
+{
+	size_t k = 0, n = j->n;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!keep(j, i, arg))
+			continue;
+		j->entries[k] = j->entries[i];
+		j->put_gen[k++] = j->put_gen[i];
+	}
+	j->n = k;
+	/* positions moved: out of memory, lookups scan instead */
+	if (k < n)
+		journal_index_build(&j->idx, j->entries, j->n);
+	return n - k;
+}
+
+/* rings to drop, sorted */
+struct ctx_list {
+	const uint64_t *ctxs;
+	size_t n;
+};
+
+static bool not_listed(const struct journal *j, size_t i, const void *list)
+{
+	const struct ctx_list *l = list;
+
+	return !bsearch(&j->entries[i].ctx, l->ctxs, l->n, sizeof(*l->ctxs), cmp_u64);
+}
+
+int journal_stage_drop_many(struct journal *j, const uint64_t *ctxs, size_t n)
+{
+	struct ctx_list l = { NULL, n };
+	uint64_t *sorted;
 
 	if (!n || !j->n)
 		return 0;
-	kept = malloc(j->n * sizeof(*kept));
-	sorted = malloc(n * sizeof(*sorted));
-	if (!kept || !sorted) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	/* sorted: thousands of rings gone at once stay O(n log n) */
-	memcpy(sorted, ctxs, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_u64);
-	for (size_t i = 0; i < j->n; i++)
-		if (!bsearch(&j->entries[i].ctx, sorted, n, sizeof(*sorted), cmp_u64))
-			kept[k++] = j->entries[i];
-	ret = k < j->n ? write_file(j, kept, k, SIZE_MAX) : 0;
-	if (!ret && k < j->n) {
-		memcpy(j->entries, kept, k * sizeof(*kept));
-		j->n = k;
-	}
-out:
+	if (sorted_copy(ctxs, n, &sorted))
+		return -ENOMEM;
+	l.ctxs = sorted;
+	if (compact(j, not_listed, &l))
+		j->gen++;
 	free(sorted);
-	free(kept);
-	return ret;
+	return 0;
+}
+
+bool journal_durable(const struct journal *j, uint64_t ctx)
+{
+	ssize_t i = find_index(j, ctx);
+
+	return i >= 0 && j->put_gen[i] <= j->durable_gen;
+}
+
+void journal_committed(struct journal *j, uint64_t gen)
+{
+	j->writes++;
+	if (gen > j->durable_gen)
+		j->durable_gen = gen;
+}
+
+/* put by a generation the file may not hold, up to the failed one */
+static bool not_failed(const struct journal *j, size_t i, const void *gen)
+{
+	return j->put_gen[i] <= j->durable_gen || j->put_gen[i] > *(const uint64_t *)gen;
+}
+
+size_t journal_forget_failed(struct journal *j, uint64_t gen)
+{
+	size_t n = compact(j, not_failed, &gen);
+
+	if (n)
+		j->gen++;
+	return n;
 }

@@ -9,6 +9,14 @@
  * fsync of the directory. A crash leaves the old file or the new one, never
  * half of either.
  *
+ * Two ways to change it. journal_put() and friends write the file before
+ * they return. The staging calls (journal_stage_*) change memory only and
+ * count generations: a commit (journal_commit.h) writes a snapshot of the
+ * entries at generation G, off the event loop, and journal_committed()
+ * then says that everything staged up to G is on disk. An entry is on disk
+ * once the generation that put it is (journal_durable()): only then may
+ * its ring be changed.
+ *
  *   # uringtune journal v1
  *   ring ctx=ffff888104c2a000 pid=4242 start=123456789000 fd=5 ino=33445 \
  *        enabled=0 busy_poll_us=0 prefer=0 tracking=inactive
@@ -25,6 +33,7 @@
 #include <sys/types.h>
 
 #include "journal_format.h"	/* struct journal_entry: what a line holds */
+#include "journal_index.h"
 
 /* the file's name in the state directory */
 #define JOURNAL_NAME	"journal"
@@ -34,8 +43,12 @@ struct journal {
 	char dir[PATH_MAX];
 	int dirfd;			/* STATE_DIR, opened once; every file call is *at() */
 	struct journal_entry *entries;
+	uint64_t *put_gen;	/* per entry: the generation that put it (0: read at open) */
 	size_t n;
 	size_t cap;
+	struct journal_index idx;	/* entries by ring address */
+	uint64_t gen;		/* changes made in memory so far */
+	uint64_t durable_gen;	/* the latest of them the file on disk is known to hold */
 	uint64_t writes;	/* files written since open (each: 2 fsyncs) */
 };
 
@@ -72,5 +85,46 @@ int journal_drop(struct journal *j, uint64_t ctx);
  */
 int journal_put_many(struct journal *j, const struct journal_entry *es, size_t n);
 int journal_drop_many(struct journal *j, const uint64_t *ctxs, size_t n);
+
+/*
+ * Staging: memory only, one generation more; a commit writes it. put takes
+ * new rings only (-EINVAL as put_many; -ENOMEM); drop of an absent ring is
+ * a no-op (-ENOMEM only).
+ */
+int journal_stage_put_many(struct journal *j, const struct journal_entry *es, size_t n);
+int journal_stage_drop_many(struct journal *j, const uint64_t *ctxs, size_t n);
+
+/* memory holds changes the file does not (yet) */
+static inline bool journal_dirty(const struct journal *j)
+{
+	return j->gen != j->durable_gen;
+}
+
+/* that ring has an entry, and the file on disk holds it */
+bool journal_durable(const struct journal *j, uint64_t ctx);
+/* ... by index (0 <= i < n): no search */
+static inline bool journal_durable_at(const struct journal *j, size_t i)
+{
+	return j->put_gen[i] <= j->durable_gen;
+}
+
+/* a commit of generation @gen reached the disk */
+void journal_committed(struct journal *j, uint64_t gen);
+
+/*
+ * A commit of generation @gen failed: the entries it was the first to carry
+ * (put after the last durable generation, up to @gen) are forgotten, as no
+ * ring was changed on their strength. Returns how many.
+ */
+size_t journal_forget_failed(struct journal *j, uint64_t gen);
+
+/*
+ * Write @n entries as the whole file, durably; on any thread, provided no
+ * other write runs and the journal is not closed meanwhile (it may reopen
+ * the state directory). Logs nothing: 0, or -errno with err saying which
+ * step failed and why.
+ */
+int journal_write_entries(struct journal *j, const struct journal_entry *es, size_t n,
+			  char *err, size_t errlen);
 
 #endif /* UT_JOURNAL_H */

@@ -12,14 +12,26 @@
 int lifecycle_init(struct lifecycle *lc, struct ut_registry *reg, const struct ut_config *cfg,
 		   const struct lifecycle_env *env, char *err, size_t errlen)
 {
+	int ret;
+
 	lc->reg = reg;
 	lc->cfg = cfg;
 	lc->env = *env;
-	return journal_open(&lc->journal, cfg->state_dir, err, errlen);
+	ret = journal_open(&lc->journal, cfg->state_dir, err, errlen);
+	if (ret)
+		return ret;
+	ret = journal_committer_sync(&lc->own_commit, journal_commit_write, &lc->journal);
+	if (ret) {
+		snprintf(err, errlen, "out of memory");
+		journal_close(&lc->journal);
+	}
+	return ret;
 }
 
 void lifecycle_fini(struct lifecycle *lc)
 {
+	/* before the journal goes: a commit in flight uses its directory */
+	lc_commit_fini(lc);
 	journal_close(&lc->journal);
 	free(lc->take_queue);
 	lc->take_queue = NULL;
@@ -59,16 +71,21 @@ bool lc_same_ring(const struct ut_ring *ring, const struct journal_entry *e)
 	       (!e->start_boottime || h->start_boottime == e->start_boottime);
 }
 
-static void entry_of(const struct ut_ring *ring, struct journal_entry *e)
+void lc_identity_of(const struct ut_ring *ring, struct journal_entry *id)
 {
 	const struct ut_holder *h = &ring->obs.holder;
 
-	memset(e, 0, sizeof(*e));
-	e->ctx = ring->ctx;
-	e->pid = h->pid;
-	e->start_boottime = h->start_boottime;
-	e->fd = h->fd;
-	e->ino = h->ino;
+	memset(id, 0, sizeof(*id));
+	id->ctx = ring->ctx;
+	id->pid = h->pid;
+	id->fd = h->fd;
+	id->ino = h->ino;
+	id->start_boottime = h->start_boottime;
+}
+
+static void entry_of(const struct ut_ring *ring, struct journal_entry *e)
+{
+	lc_identity_of(ring, e);
 	e->enabled = ring->obs.napi.enabled;
 	e->busy_poll_us = ring->obs.napi.busy_poll_ns / 1000;
 	e->prefer = ring->obs.napi.prefer;
@@ -142,21 +159,40 @@ void lc_took(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_sett
 		napi_from_setting(ring, s);
 }
 
+/* the ring's entry in memory: a gone ring's at its address replaced; 0 or -errno */
+static int stage_entry(struct lifecycle *lc, const struct ut_ring *ring, bool had_entry)
+{
+	struct journal_entry e;
+	int ret = 0;
+
+	if (had_entry)
+		return 0;
+	/* a new ring at a gone ring's address: the old entry undoes nothing */
+	if (journal_find(&lc->journal, ring->ctx))
+		ret = journal_stage_drop_many(&lc->journal, &ring->ctx, 1);
+	if (ret)
+		return ret;
+	entry_of(ring, &e);
+	return journal_stage_put_many(&lc->journal, &e, 1);
+}
+
+/*
+ * An operator's `set`: the reply says whether the ring took it, so a ring
+ * without an entry on disk waits here for its commit (and the commit in
+ * flight before it). The only first change that waits on the loop.
+ */
 int lc_take(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setting *s)
 {
-	struct journal_entry e, *old = journal_find(&lc->journal, ring->ctx);
+	struct journal_entry *old = journal_find(&lc->journal, ring->ctx);
 	bool had_entry = old && lc_same_ring(ring, old);
 	bool journaled = lc_backend(lc, ring)->journaled;
 	char err[160];
-	int ret;
+	int ret = 0;
 
-	/* a new ring at a gone ring's address: the old entry undoes nothing */
-	if (old && !had_entry && journal_drop(&lc->journal, ring->ctx))
-		return -EIO;
-
-	if (!had_entry && journaled) {
-		entry_of(ring, &e);
-		ret = journal_put(&lc->journal, &e);
+	if (journaled) {
+		ret = stage_entry(lc, ring, had_entry);
+		if (!ret && !journal_durable(&lc->journal, ring->ctx))
+			ret = lc_journal_sync(lc);
 		if (ret) {
 			/* never a change without a way back */
 			snprintf(ring->tune.error, sizeof(ring->tune.error),
@@ -166,11 +202,16 @@ int lc_take(struct lifecycle *lc, struct ut_ring *ring, const struct tuner_setti
 			lc->actions_failed++;
 			return ret;
 		}
+	} else if (old && !had_entry) {
+		lc_stage_drop(lc, &ring->ctx, 1);
+		lc_journal_kick(lc);
 	}
 	ret = lc_apply(lc, ring, s, err, sizeof(err));
 	if (ret) {
-		if (!had_entry && journaled)
-			journal_drop(&lc->journal, ring->ctx);
+		if (!had_entry && journaled) {
+			lc_stage_drop(lc, &ring->ctx, 1);
+			lc_journal_kick(lc);
+		}
 		lc_refused(lc, ring, ret, err);
 		return ret;
 	}
@@ -192,7 +233,8 @@ static bool selected(const struct lifecycle *lc, struct ut_ring *ring)
 	return false;
 }
 
-static bool eligible(const struct lifecycle *lc, struct ut_ring *ring)
+/* a ring uringtune may take, [select] aside (checked again once its entry is on disk) */
+static bool takeable(const struct lifecycle *lc, const struct ut_ring *ring)
 {
 	const struct ring_tune *t = &ring->tune;
 	const char *reason;
@@ -203,9 +245,12 @@ static bool eligible(const struct lifecycle *lc, struct ut_ring *ring)
 	    ring->obs.napi.enabled || ring->obs.holder.pid == lc->self_pid ||
 	    ring->obs.holder.fd < 0)
 		return false;
-	if (!ring_tunable(ring->obs.setup_flags, lc->napi_supported, t->managed_by, &reason))
-		return false;
-	return selected(lc, ring);
+	return ring_tunable(ring->obs.setup_flags, lc->napi_supported, t->managed_by, &reason);
+}
+
+static bool eligible(const struct lifecycle *lc, struct ut_ring *ring)
+{
+	return takeable(lc, ring) && selected(lc, ring);
 }
 
 void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring)
@@ -249,9 +294,10 @@ void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept
 /* the queued rings still eligible, and the journal entries they need */
 struct take_batch {
 	struct ut_ring **rings;
+	bool *fresh;			/* its entry is new: it waits for this commit */
 	struct journal_entry *entries;
-	uint64_t *stale, *failed;
-	size_t n, n_new, n_stale, n_failed;
+	uint64_t *stale;
+	size_t n, n_new, n_stale;
 };
 
 static void batch_collect(struct lifecycle *lc, struct take_batch *b)
@@ -267,8 +313,11 @@ static void batch_collect(struct lifecycle *lc, struct take_batch *b)
 		/* the ring may have changed hands since it was queued */
 		if (!eligible(lc, ring))
 			continue;
-		b->rings[b->n++] = ring;
+		/* still queued while it waits for the journal: not queued again meanwhile */
+		ring->tune.queued = true;
+		b->rings[b->n] = ring;
 		old = journal_find(&lc->journal, ring->ctx);
+		b->fresh[b->n++] = !old || !lc_same_ring(ring, old);
 		if (old && lc_same_ring(ring, old))
 			continue;
 		/* a new ring at a gone ring's address: the old entry undoes nothing */
@@ -278,39 +327,49 @@ static void batch_collect(struct lifecycle *lc, struct take_batch *b)
 	}
 }
 
-static void batch_apply(struct lifecycle *lc, struct take_batch *b)
+int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 {
 	const struct tuner_policy *pol = &lc->cfg->napi;
+	const struct ring_obs *o = &ring->obs;
 	struct tuner_setting s;
 	char err[160];
 	int ret;
 
-	for (size_t i = 0; i < b->n; i++) {
-		struct ut_ring *ring = b->rings[i];
-		const struct ring_obs *o = &ring->obs;
-
-		tuner_initial(pol, o->stats.napi_ids,
-			      o->have_stats ? lc_count_ids(o->stats.napi_ids) : 0, lc_now(lc),
-			      &ring->tune.tuner, &s);
-		/* eligible rings are tunable from outside: never through an agent */
-		ret = lc->pidfd.apply(lc->pidfd.arg, ring, &s, err, sizeof(err));
-		if (ret) {
-			lc_refused(lc, ring, ret, err);
-			b->failed[b->n_failed++] = ring->ctx;
-			continue;
-		}
-		lc_took(lc, ring, &s);
-		log_ring(lc_detail(lc), ring, "NAPI busy polling on, %u us%s, %s tracking",
-			 s.busy_poll_us, s.prefer ? " (prefer)" : "",
-			 s.static_ids ? "static" : "dynamic");
+	/* what happened while the journal was written: taken over, reset, a stop */
+	if (!takeable(lc, ring))
+		return 0;
+	tuner_initial(pol, o->stats.napi_ids, o->have_stats ? lc_count_ids(o->stats.napi_ids) : 0,
+		      lc_now(lc), &ring->tune.tuner, &s);
+	/* eligible rings are tunable from outside: never through an agent */
+	ret = lc->pidfd.apply(lc->pidfd.arg, ring, &s, err, sizeof(err));
+	if (ret) {
+		lc_refused(lc, ring, ret, err);
+		return ret;
 	}
+	lc_took(lc, ring, &s);
+	log_ring(lc_detail(lc), ring, "NAPI busy polling on, %u us%s, %s tracking",
+		 s.busy_poll_us, s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
+	return 1;
+}
+
+/* the batch could not be staged: nothing is changed */
+static void batch_failed(struct lifecycle *lc, struct take_batch *b, int ret)
+{
+	log_err("%zu rings not tuned: journal %s: %s", b->n, lc->journal.path, strerror(-ret));
+	for (size_t i = 0; i < b->n; i++) {
+		b->rings[i]->tune.queued = false;
+		snprintf(b->rings[i]->tune.error, sizeof(b->rings[i]->tune.error),
+			 "cannot write the journal: %s", strerror(-ret));
+	}
+	lc->actions_failed += b->n;
 }
 
 /*
- * Take every queued ring: journal them all in one write, then change them
- * one by one, then forget the journal entries of those the kernel refused.
- * Rings driven through an agent never wait here (they are not eligible:
- * SINGLE_ISSUER rings are not tunable from outside).
+ * Take every queued ring: stage their journal entries, all in one commit,
+ * and change each once that commit is on disk (lifecycle_commit.c); a ring
+ * whose entry is on disk already is changed at once. Rings driven through
+ * an agent never wait here (they are not eligible: SINGLE_ISSUER rings are
+ * not tunable from outside).
  */
 static void take_queued(struct lifecycle *lc)
 {
@@ -319,41 +378,34 @@ static void take_queued(struct lifecycle *lc)
 	int ret;
 
 	b.rings = calloc(n, sizeof(*b.rings));
+	b.fresh = calloc(n, sizeof(*b.fresh));
 	b.entries = calloc(n, sizeof(*b.entries));
 	b.stale = calloc(n, sizeof(*b.stale));
-	b.failed = calloc(n, sizeof(*b.failed));
-	if (!b.rings || !b.entries || !b.stale || !b.failed) {
+	if (!b.rings || !b.fresh || !b.entries || !b.stale) {
 		log_err("out of memory taking %zu rings", n);
 		goto out;
 	}
 	batch_collect(lc, &b);
-	ret = journal_drop_many(&lc->journal, b.stale, b.n_stale);
+	ret = lc_wait_reserve(lc, b.n);
 	if (!ret)
-		ret = journal_put_many(&lc->journal, b.entries, b.n_new);
+		ret = journal_stage_drop_many(&lc->journal, b.stale, b.n_stale);
+	if (!ret)
+		ret = journal_stage_put_many(&lc->journal, b.entries, b.n_new);
 	if (ret) {
-		/* never a change without a way back */
-		log_err("%zu rings not tuned: writing journal %s: %s", b.n, lc->journal.path,
-			strerror(-ret));
-		for (size_t i = 0; i < b.n; i++)
-			snprintf(b.rings[i]->tune.error, sizeof(b.rings[i]->tune.error),
-				 "cannot write the journal: %s", strerror(-ret));
-		lc->actions_failed += b.n;
+		batch_failed(lc, &b, ret);
 		goto out;
 	}
-	batch_apply(lc, &b);
-	/* rings queued without being found just now (a reload's [select]): their own line */
-	if (lc->quiet && lc->n_found <= LC_BURST)
-		log_info("took %zu rings: %zu tuned, %zu refused by the kernel", b.n,
-			 b.n - b.n_failed, b.n_failed);
-	/* nothing was changed on those: their entries undo nothing */
-	if (journal_drop_many(&lc->journal, b.failed, b.n_failed))
-		log_err("dropping %zu journal entries of refused rings failed", b.n_failed);
+	for (size_t i = 0; i < b.n; i++)
+		lc_wait_add(lc, b.rings[i], b.fresh[i] ? lc->journal.gen : 0);
+	/* new rings: the disk is tried again even after a failed commit */
+	lc->commit_failed = false;
+	lc_journal_kick(lc);
 out:
 	lc->n_take = 0;
 	free(b.rings);
+	free(b.fresh);
 	free(b.entries);
 	free(b.stale);
-	free(b.failed);
 }
 
 void lifecycle_flush(struct lifecycle *lc)
@@ -362,7 +414,10 @@ void lifecycle_flush(struct lifecycle *lc)
 	lc->quiet = lc->n_found > LC_BURST || lc->n_take > LC_BURST;
 	if (lc->n_take)
 		take_queued(lc);
-	lc_burst_report(lc);
+	/* rings still waiting for the journal: their burst is told once they are changed */
+	if (!lc->n_waiting)
+		lc_burst_report(lc);
+	lc->quiet = false;
 }
 
 /* statistics since the previous tick */
@@ -412,6 +467,10 @@ void lifecycle_tick(struct lifecycle *lc)
 	uint64_t now = lc_now(lc);
 	struct ut_ring *ring;
 	size_t i;
+
+	/* a commit that failed is tried again once a tick, not in a loop */
+	lc->commit_failed = false;
+	lc_journal_kick(lc);
 
 	registry_for_each(lc->reg, i, ring) {
 		struct ring_tune *t = &ring->tune;

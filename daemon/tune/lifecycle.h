@@ -7,8 +7,18 @@
  * recovery). The decisions are tuner.c's; how a setting reaches the kernel
  * is the backend's (tune_backend.h).
  *
- *   found ──> queued ──flush──> journaled ──apply──> taken ──tick──> decide/apply
- *                                   │ refused: entry dropped, ring marked refused
+ *   found ──> queued ──flush──> staged ──commit──> journaled ──apply──> taken ──tick──> decide/apply
+ *                                   │ commit failed: entry forgotten, ring not tuned (retried)
+ *                                                      │ refused: entry dropped, ring marked refused
+ *
+ * The journal reaches the disk through a committer (journal_commit.h), off
+ * the event loop in the daemon: a flush stages the entries of the rings it
+ * takes and hands a snapshot to the committer; when that commit is done
+ * (lifecycle_journal_done()), every ring that waited for it is checked again
+ * (same ring, still to be taken) and changed. What is staged meanwhile goes
+ * into the next commit. Entries dropped (restored, gone, app's) need no
+ * wait: they ride the next commit. `uringtune set` on a ring without an
+ * entry on disk, a stop, and the start's settling wait for their commit.
  *   taken ──app registers itself──> app (entry dropped, nothing undone)
  *   taken ──stop / reset──> restored (entry dropped)
  *   start after a crash: entry ──ring gone──> dropped
@@ -25,6 +35,7 @@
 
 #include "config.h"
 #include "journal.h"
+#include "journal_commit.h"
 #include "registry.h"
 #include "tune_backend.h"
 #include "tuner.h"
@@ -45,6 +56,20 @@ struct lifecycle_env {
 	void *arg;
 };
 
+/* the journal's commits, for status and metrics (lifecycle_commit_stats()) */
+struct lifecycle_commit_stats {
+	uint64_t commits;		/* snapshots written */
+	uint64_t failed;		/* ... that could not be */
+	uint64_t failed_in_row;		/* ... since the last that could */
+	uint64_t rings;			/* first changes that waited for a commit */
+	uint64_t write_last_ns;		/* the last write: temp file to directory fsync */
+	uint64_t write_max_ns;		/* ... and the longest */
+	uint64_t wait_max_ns;		/* the longest a ring waited, staged to changed */
+	size_t waiting;			/* rings waiting for a commit now */
+};
+
+struct lc_wait;
+
 struct lifecycle {
 	struct ut_registry *reg;
 	const struct ut_config *cfg;	/* mode and [napi]; swapped in place on reload */
@@ -55,6 +80,14 @@ struct lifecycle {
 	struct tune_backend agent;	/* through the ring's agent (name NULL: none) */
 
 	struct journal journal;
+	/* how the journal reaches the disk: injected (the daemon's thread), else own_commit */
+	struct journal_committer *commit;
+	struct journal_committer own_commit;	/* synchronous */
+	struct journal_commit *inflight;	/* submitted, not reaped */
+	bool commit_failed;		/* the last one did: tried again at the next tick */
+	struct lc_wait *waiting;	/* rings whose first change waits for a commit */
+	size_t n_waiting, cap_waiting;
+	struct lifecycle_commit_stats commit_stats;
 	bool ready;			/* journal settled: rings may be changed */
 	uint64_t *take_queue;		/* rings to take at the next flush */
 	size_t n_take, cap_take;
@@ -62,6 +95,7 @@ struct lifecycle {
 	uint64_t *found;
 	size_t n_found, cap_found;
 	bool quiet;			/* in a burst: per-ring lines at debug */
+	bool burst_waits;		/* a burst's line counted rings still waiting: theirs too */
 	struct journal_entry *gone;	/* entries of gone rings, to drop in one write */
 	size_t n_gone, cap_gone;
 
@@ -72,7 +106,10 @@ struct lifecycle {
 	uint64_t agent_applied;		/* agent decisions seen applied */
 };
 
-/* open the journal under cfg->state_dir; err says why not */
+/*
+ * Open the journal under cfg->state_dir; err says why not. Commits are
+ * written in place until lc->commit is set (before the first flush).
+ */
 int lifecycle_init(struct lifecycle *lc, struct ut_registry *reg, const struct ut_config *cfg,
 		   const struct lifecycle_env *env, char *err, size_t errlen);
 void lifecycle_fini(struct lifecycle *lc);
@@ -92,8 +129,14 @@ void lifecycle_settle_journal(struct lifecycle *lc);
 void lifecycle_ring_found(struct lifecycle *lc, struct ut_ring *ring, bool swept);
 /* queue the ring if it is eligible (also every tick for rings not ours) */
 void lifecycle_ring_seen(struct lifecycle *lc, struct ut_ring *ring);
-/* take every queued ring: one journal write for the burst, then the backend */
+/*
+ * Take every queued ring: one journal commit for the burst, then the
+ * backend, at once (synchronous committer) or once the commit is done.
+ */
 void lifecycle_flush(struct lifecycle *lc);
+/* a commit may be done (the committer's fd was readable): act on it, start the next */
+void lifecycle_journal_done(struct lifecycle *lc);
+void lifecycle_commit_stats(const struct lifecycle *lc, struct lifecycle_commit_stats *out);
 /*
  * The ring is gone (closed, process exited): its journal entry goes too, at
  * the next lifecycle_drop_gone() (a sweep that finds 10 000 rings gone writes

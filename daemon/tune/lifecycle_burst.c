@@ -39,6 +39,7 @@ void lc_burst_found(struct lifecycle *lc, const struct ut_ring *ring)
 /* what became of the rings found in a burst */
 enum burst_outcome {
 	BURST_TUNED,
+	BURST_WAITING,
 	BURST_REFUSED,
 	BURST_VANISHED,
 	BURST_APP,
@@ -51,6 +52,7 @@ enum burst_outcome {
 
 static const char *const outcome_words[BURST_OUTCOMES] = {
 	[BURST_TUNED] = "tuned",
+	[BURST_WAITING] = "waiting for the journal",
 	[BURST_REFUSED] = "refused by the kernel",
 	[BURST_VANISHED] = "gone before they could be changed",
 	[BURST_APP] = "managed by their application",
@@ -67,6 +69,9 @@ static enum burst_outcome outcome_of(const struct lifecycle *lc, const struct ut
 
 	if (t->managed_by == UT_MANAGED_URINGTUNE)
 		return BURST_TUNED;
+	/* staged, its commit not on disk yet (found since the one just done) */
+	if (t->queued)
+		return BURST_WAITING;
 	/* a ring that went away is no refusal: no warning for it */
 	if (t->refused)
 		return t->vanished ? BURST_VANISHED : BURST_REFUSED;
@@ -107,6 +112,8 @@ void lc_burst_report(struct lifecycle *lc)
 				len += snprintf(line + len, sizeof(line) - len, "%s%zu %s",
 						line[len - 1] == '(' ? "" : ", ", count[o],
 						outcome_words[o]);
+		/* the rest of this burst, once changed, gets one line too (lifecycle_commit.c) */
+		lc->burst_waits = count[BURST_WAITING] > 0;
 		if (first_refused)
 			log_warn("%s); first refusal: ring pid=%d comm=%s fd=%d: %s", line,
 				 first_refused->obs.holder.pid, first_refused->obs.holder.comm,

@@ -151,6 +151,9 @@ int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t e
 	if (ring_agent_driven(ring))
 		return reset_agent_ring(lc, ring, err, errlen);
 	e = journal_find(&lc->journal, ring->ctx);
+	/* waiting for its commit: never changed, and let go when it is done (hands_off) */
+	if (e && !journal_durable(&lc->journal, ring->ctx))
+		return 0;
 	if (e && lc_restore_entry(lc, e)) {
 		snprintf(err, errlen, "restoring ring pid %d fd %d failed (see the daemon's log)",
 			 pid, fd);
@@ -190,6 +193,15 @@ static bool pick_released(struct lifecycle *lc, const struct journal_entry *e, v
 	       released_by_select(lc, ring, arg);
 }
 
+/* a ring waiting for the journal that [select] no longer picks: never changed */
+static bool deselected(struct lifecycle *lc, const struct ut_ring *ring)
+{
+	const char *why;
+
+	return ring && !lc->env.selects(lc->env.arg, ring->obs.holder.pid, ring->obs.holder.comm,
+					&why);
+}
+
 void lifecycle_reselect(struct lifecycle *lc)
 {
 	struct reselect r = {};
@@ -197,6 +209,7 @@ void lifecycle_reselect(struct lifecycle *lc)
 	char err[160];
 	size_t i, n;
 
+	lc_wait_cancel(lc, deselected);
 	lc->quiet = true;
 	/* journaled rings: restored as at a stop, one journal write */
 	r.failed = lc_restore_matching(lc, pick_released, &r, &r.released);

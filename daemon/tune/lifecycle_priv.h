@@ -56,5 +56,38 @@ int lc_restore_matching(struct lifecycle *lc,
 			bool (*pick)(struct lifecycle *lc, const struct journal_entry *e, void *arg),
 			void *arg, size_t *done);
 unsigned int lc_count_ids(const uint32_t *ids);
+/* the identity journal entries are compared with (lc_same_ring's): ctx, pid, fd, ino, start */
+void lc_identity_of(const struct ut_ring *ring, struct journal_entry *id);
+
+/*
+ * A ring whose journal entry is on disk: its first change, if it is still
+ * to be taken (lifecycle.c). 1 changed, 0 no longer to be taken, -errno
+ * refused (its entry undoes nothing).
+ */
+int lc_first_change(struct lifecycle *lc, struct ut_ring *ring);
+
+/* the journal's commits (lifecycle_commit.c) */
+/* room for @n more waiting rings, so that adding them cannot fail; 0 or -ENOMEM */
+int lc_wait_reserve(struct lifecycle *lc, size_t n);
+/* the ring's first change waits until generation @gen is on disk (0: it is) */
+void lc_wait_add(struct lifecycle *lc, const struct ut_ring *ring, uint64_t gen);
+/*
+ * Rings waiting that @cancel picks (ring: NULL if gone) are let go: not
+ * changed, their entries dropped.
+ */
+void lc_wait_cancel(struct lifecycle *lc,
+		    bool (*cancel)(struct lifecycle *lc, const struct ut_ring *ring));
+/* drop those rings' entries at the next commit; logs what cannot be */
+void lc_stage_drop(struct lifecycle *lc, const uint64_t *ctxs, size_t n);
+/*
+ * Reap a finished commit, change the rings it was for, start the next one:
+ * never waits. The rings of a commit that failed are not tuned (as a write
+ * failure always was); what it dropped is written at the next.
+ */
+void lc_journal_kick(struct lifecycle *lc);
+/* everything staged on disk now, waiting for it: 0 or -errno */
+int lc_journal_sync(struct lifecycle *lc);
+/* a commit in flight is waited for and dropped; no ring is changed */
+void lc_commit_fini(struct lifecycle *lc);
 
 #endif /* UT_LIFECYCLE_PRIV_H */

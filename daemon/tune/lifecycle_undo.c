@@ -69,7 +69,12 @@ int lc_restore_entry(struct lifecycle *lc, const struct journal_entry *e)
 	uint64_t ctx = e->ctx;
 	int ret = restore_ring(lc, e);
 
-	return ret ? ret : journal_drop(&lc->journal, ctx);
+	if (ret)
+		return ret;
+	/* put back already: the drop waits for no one, the next commit carries it */
+	lc_stage_drop(lc, &ctx, 1);
+	lc_journal_kick(lc);
+	return 0;
 }
 
 int lc_restore_matching(struct lifecycle *lc,
@@ -93,15 +98,17 @@ int lc_restore_matching(struct lifecycle *lc,
 
 		if (pick && !pick(lc, e, arg))
 			continue;
+		/* its ring waits for the commit: unchanged, let go with it (lifecycle_commit.c) */
+		if (!journal_durable_at(&lc->journal, i))
+			continue;
 		if (restore_ring(lc, e))
 			failed++;
 		else
 			ctxs[done++] = e->ctx;
 	}
-	if (journal_drop_many(&lc->journal, ctxs, done)) {
-		/* restored but still journaled: the next start finds them as they were */
-		log_err("journal %s: dropping %zu restored rings failed", lc->journal.path, done);
-	}
+	/* restored but still journaled if it fails: the next start finds them as they were */
+	lc_stage_drop(lc, ctxs, done);
+	lc_journal_kick(lc);
 	free(ctxs);
 	if (done_out)
 		*done_out = done;
@@ -177,23 +184,13 @@ void lifecycle_settle_journal(struct lifecycle *lc)
 			"re-adopted, %zu restored, %zu gone, %zu could not be restored (kept)", n,
 			c.readopted, c.restored, c.gone, c.failed);
 	lc->quiet = false;
-	/* not dropped: a next start finds them restored or gone, and settles them again */
-	if (n_drop && journal_drop_many(&lc->journal, drop, n_drop))
+	/* before the loop runs, so written here; if not, a next start settles them again */
+	lc_stage_drop(lc, drop, n_drop);
+	if (n_drop && lc_journal_sync(lc))
 		log_err("journal %s: dropping %zu settled entries failed", lc->journal.path,
 			n_drop);
 	free(drop);
 	lc->ready = true;
-}
-
-/* the identity journal entries are compared with (lc_same_ring's) */
-static void identity_of(const struct ut_ring *ring, struct journal_entry *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->ctx = ring->ctx;
-	id->pid = ring->obs.holder.pid;
-	id->fd = ring->obs.holder.fd;
-	id->ino = ring->obs.holder.ino;
-	id->start_boottime = ring->obs.holder.start_boottime;
 }
 
 void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
@@ -213,7 +210,7 @@ void lifecycle_ring_gone(struct lifecycle *lc, const struct ut_ring *ring)
 		lc->gone = q;
 		lc->cap_gone = cap;
 	}
-	identity_of(ring, &lc->gone[lc->n_gone++]);
+	lc_identity_of(ring, &lc->gone[lc->n_gone++]);
 }
 
 static int by_ctx(const void *a, const void *b)
@@ -254,9 +251,9 @@ void lifecycle_drop_gone(struct lifecycle *lc)
 		if (id && entry_of_gone(&j->entries[i], id))
 			drop[n++] = j->entries[i].ctx;
 	}
-	if (n && journal_drop_many(j, drop, n))
-		log_err("journal %s: dropping the entries of %zu gone rings failed (a stop or "
-			"the next start drops them)", j->path, n);
+	/* their changes died with them: no one waits for this drop */
+	lc_stage_drop(lc, drop, n);
+	lc_journal_kick(lc);
 	free(drop);
 out:
 	lc->n_gone = 0;
@@ -265,6 +262,7 @@ out:
 void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring)
 {
 	struct ring_tune *t = &ring->tune;
+	bool changed;
 
 	t->managed_by = UT_MANAGED_APP;
 	t->pinned = false;
@@ -273,10 +271,13 @@ void lifecycle_app_took_over(struct lifecycle *lc, struct ut_ring *ring)
 	memset(&t->tuner, 0, sizeof(t->tuner));
 	if (!journal_find(&lc->journal, ring->ctx))
 		return;
+	changed = journal_durable(&lc->journal, ring->ctx);
 	/* the application's choice stands: nothing is restored over it */
-	if (journal_drop(&lc->journal, ring->ctx))
-		log_ring(LOG_ERR, ring, "dropping its journal entry failed");
-	log_ring(LOG_INFO, ring, "its application took over NAPI; uringtune forgets its own "
+	lc_stage_drop(lc, &ring->ctx, 1);
+	lc_journal_kick(lc);
+	/* still waiting for the journal: uringtune changed nothing yet */
+	if (changed)
+		log_ring(LOG_INFO, ring, "its application took over NAPI; uringtune forgets its own "
 		 "change");
 }
 
@@ -303,9 +304,25 @@ static void agent_rings_off(struct lifecycle *lc)
 			 "or wait", n, n == 1 ? "" : "s");
 }
 
+static bool every_ring(struct lifecycle *lc, const struct ut_ring *ring)
+{
+	(void)lc, (void)ring;
+	return true;
+}
+
 int lifecycle_stop(struct lifecycle *lc)
 {
+	int failed;
+
+	/* no ring is taken any more: those waiting for the journal are let go unchanged */
+	lc->ready = false;
+	lc_wait_cancel(lc, every_ring);
 	/* the agents apply it at their rings' next call, after we are gone */
 	agent_rings_off(lc);
-	return lc->journal.n ? lifecycle_restore_all(lc) : 0;
+	failed = lc->journal.n ? lifecycle_restore_all(lc) : 0;
+	/* the last commit, waited for: a start finds what is left (or nothing) */
+	if (journal_dirty(&lc->journal) && lc_journal_sync(lc))
+		log_err("journal %s: the last write failed: the next start restores the rings it "
+			"still names, or finds them gone", lc->journal.path);
+	return failed;
 }

@@ -6,6 +6,10 @@
  * entry on disk first; a refusal leaves no entry and a refused ring; a start
  * after a crash drops, re-adopts or restores each entry as the ring and the
  * mode say; an application taking a ring over keeps its own settings.
+ *
+ * The journal's commits are synchronous here but for the tests named
+ * threaded_*: there the daemon's committer thread writes, held at a gate
+ * (commit_gate.h) for as long as a test wants its fsync to last.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "commit_gate.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "uring_abi.h"
@@ -31,7 +36,9 @@ struct fake {
 	struct tuner_setting last;
 	struct journal_entry restored;
 	int apply_ret, restore_ret;
-	unsigned int journal_n_at_apply;	/* entries on disk when it was called */
+	unsigned int journal_n_at_apply;	/* entries in the journal when it was called */
+	bool not_durable;		/* a ring changed before its entry was on disk */
+	pid_t last_pid;			/* the ring it was last asked to change */
 	struct lifecycle *lc;
 };
 
@@ -64,11 +71,14 @@ static bool fake_tuned_elsewhere(void *arg, const struct ut_ring *ring)
 	return tuner_pid && tuner_pid != SELF && ring->obs.holder.pid == elsewhere_pid;
 }
 
+/* a process [select] leaves out, whatever select_ok says (0: none) */
+static pid_t deselected_pid;
+
 static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **why)
 {
-	(void)arg, (void)pid, (void)comm;
+	(void)arg, (void)comm;
 	*why = "excluded by exclude_comm";
-	return select_ok;
+	return select_ok && pid != deselected_pid;
 }
 
 static int fake_apply(void *arg, const struct ut_ring *ring, const struct tuner_setting *s,
@@ -76,10 +86,13 @@ static int fake_apply(void *arg, const struct ut_ring *ring, const struct tuner_
 {
 	struct fake *f = arg;
 
-	(void)ring;
 	f->applies++;
 	f->last = *s;
+	f->last_pid = ring->obs.holder.pid;
 	f->journal_n_at_apply = f->lc->journal.n;
+	/* the journaled backend: never a change before the entry is on disk */
+	if (f == &fake && !journal_durable(&f->lc->journal, ring->ctx))
+		f->not_durable = true;
 	if (f->apply_ret)
 		snprintf(err, errlen, "refused by the fake backend");
 	return f->apply_ret;
@@ -116,6 +129,7 @@ static void restart(enum ut_mode mode)
 	memset(&lc, 0, sizeof(lc));
 	fake.lc = &lc;
 	select_ok = true;
+	deselected_pid = 0;
 	tuner_pid = mode == UT_MODE_TUNE ? SELF : 0;
 	clock_ns = 1000000000ULL;
 	UT_ASSERT_EQ_INT(registry_init(&reg), 0);
@@ -198,6 +212,7 @@ UT_TEST(take_journals_before_the_backend)
 	UT_ASSERT_EQ_INT(fake.applies, 1);
 	/* the entry was on disk when the backend was called */
 	UT_ASSERT_EQ_INT(fake.journal_n_at_apply, 1);
+	UT_ASSERT(!fake.not_durable);
 	UT_ASSERT(fake.last.enabled);
 	UT_ASSERT_EQ_INT(fake.last.busy_poll_us, cfg.napi.initial_us);
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_URINGTUNE);
@@ -760,6 +775,286 @@ UT_TEST(agent_backend_deferred_until_confirmed)
 	crash();
 }
 
+
+/* --- the daemon's committer: a thread, its write held at the gate ------- */
+
+static struct journal_committer jc;
+
+static void threaded(bool open)
+{
+	gate_reset(open);
+	if (journal_committer_thread(&jc, gated_write, &lc.journal))
+		abort();
+	lc.commit = &jc;
+}
+
+/* the loop: the committer's fd readable, the lifecycle told; until nothing is in flight */
+static bool commits_done(void)
+{
+	while (lc.inflight) {
+		if (!fd_readable(jc.fd, GATE_WAIT_S * 1000))
+			return false;
+		lifecycle_journal_done(&lc);
+	}
+	return true;
+}
+
+static void threaded_crash(void)
+{
+	/* a write still held would hold the crash too */
+	gate_set(true, 0);
+	crash();
+	journal_committer_fini(&jc);
+}
+
+static struct ut_ring *found(uint64_t ctx, pid_t pid, int fd)
+{
+	struct ut_ring *ring = add_ring(ctx, pid, fd, 0, false);
+
+	lifecycle_ring_found(&lc, ring, false);
+	lifecycle_flush(&lc);
+	return ring;
+}
+
+/* a slow fsync: the flush returns, nothing else waits, the ring is changed once it is done */
+UT_TEST(threaded_slow_commit_does_not_block_staging)
+{
+	struct lifecycle_commit_stats st;
+	struct ut_ring *a, *b, *c;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(false);
+	a = found(RING_A, 100, 5);
+	UT_ASSERT(gate_wait_started(1));
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT(a->tune.queued);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	/* a tick meanwhile queues it no second time */
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	/* rings arriving meanwhile are staged for the next commit: one in flight at a time */
+	b = found(RING_B, 200, 6);
+	c = found(RING_A + 0x100, 300, 7);
+	UT_ASSERT_EQ_INT(gate_count(&gate.started), 1);
+	UT_ASSERT_EQ_INT(lc.journal.n, 3);
+	/* a wake-up with nothing done changes nothing */
+	lifecycle_journal_done(&lc);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	clock_ns += 7000000;
+	gate_set(true, 0);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(fake.applies, 3);
+	UT_ASSERT(!fake.not_durable);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(c->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT(!a->tune.queued && !b->tune.queued && !c->tune.queued);
+	/* two commits: a's, then b's and c's together */
+	UT_ASSERT_EQ_INT(gate.writes, 2);
+	UT_ASSERT_EQ_INT(gate.last_n, 3);
+	lifecycle_commit_stats(&lc, &st);
+	UT_ASSERT_EQ_INT(st.commits, 2);
+	UT_ASSERT_EQ_INT(st.rings, 3);
+	UT_ASSERT_EQ_INT(st.waiting, 0);
+	UT_ASSERT_EQ_INT(st.wait_max_ns, 7000000);
+	UT_ASSERT(!journal_dirty(&lc.journal));
+	threaded_crash();
+}
+
+/* ten flushes while one commit is held: one commit more carries them all */
+UT_TEST(threaded_group_commit_coalesces)
+{
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(false);
+	found(RING_A, 100, 5);
+	UT_ASSERT(gate_wait_started(1));
+	for (int i = 1; i <= 10; i++)
+		found(RING_A + 0x1000 * (uint64_t)i, 100 + i, 5);
+	gate_set(true, 0);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(gate.writes, 2);
+	UT_ASSERT_EQ_INT(gate.last_n, 11);
+	UT_ASSERT_EQ_INT(fake.applies, 11);
+	UT_ASSERT(!fake.not_durable);
+	threaded_crash();
+}
+
+/* a commit that fails: its rings are not tuned, as when a write failed on the loop */
+UT_TEST(threaded_commit_fails_rings_not_tuned)
+{
+	struct lifecycle_commit_stats st;
+	struct ut_ring *a;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(true);
+	gate_set(true, -EIO);
+	a = found(RING_A, 100, 5);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_STR_CONTAINS(a->tune.error, "cannot write the journal: Input/output error");
+	UT_ASSERT(!a->tune.queued);
+	UT_ASSERT_EQ_INT(lc.actions_failed, 1);
+	/* its entry undoes nothing: forgotten */
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	lifecycle_commit_stats(&lc, &st);
+	UT_ASSERT_EQ_INT(st.failed, 1);
+	/* not tried again in a loop */
+	UT_ASSERT_EQ_INT(gate.writes, 1);
+	/* the disk is back: the next tick takes the ring */
+	gate_set(true, 0);
+	lifecycle_tick(&lc);
+	lifecycle_flush(&lc);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	UT_ASSERT(!fake.not_durable);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_STR_EQ(a->tune.error, "");
+	threaded_crash();
+}
+
+/*
+ * While its commit is written a ring goes away and another takes its
+ * address, an application registers NAPI itself, the operator resets one,
+ * a reload's [select] leaves one out: none of them is changed on what was
+ * staged. Only the new ring at the old address is taken.
+ */
+UT_TEST(threaded_ring_changed_while_committing_not_touched)
+{
+	struct ut_ring *a, *a2, *b, *c, *d;
+	struct ut_event ev;
+	char err[160];
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(false);
+	a = add_ring(RING_A, 100, 5, 0, false);
+	b = add_ring(RING_B, 200, 6, 0, false);
+	c = add_ring(RING_A + 0x100, 300, 7, 0, false);
+	d = add_ring(RING_B + 0x100, 400, 8, 0, false);
+	lifecycle_ring_found(&lc, a, false);
+	lifecycle_ring_found(&lc, b, false);
+	lifecycle_ring_found(&lc, c, false);
+	lifecycle_ring_found(&lc, d, false);
+	lifecycle_flush(&lc);
+	UT_ASSERT(gate_wait_started(1));
+	lifecycle_ring_gone(&lc, a);
+	registry_remove(&reg, RING_A);
+	a2 = found(RING_A, 900, 9);
+	lifecycle_drop_gone(&lc);
+	ev = register_event(b, 200, 0, 100);
+	UT_ASSERT(lifecycle_on_register(&lc, b, &ev, false));
+	UT_ASSERT_EQ_INT(lifecycle_reset(&lc, 300, 7, err, sizeof(err)), 0);
+	deselected_pid = 400;
+	lifecycle_reselect(&lc);
+	gate_set(true, 0);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(fake.applies, 1);
+	UT_ASSERT_EQ_INT(fake.last_pid, 900);
+	UT_ASSERT(!fake.not_durable);
+	UT_ASSERT_EQ_INT(a2->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT_EQ_INT(b->tune.managed_by, UT_MANAGED_APP);
+	UT_ASSERT_EQ_INT(c->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT_EQ_INT(d->tune.managed_by, UT_MANAGED_NONE);
+	UT_ASSERT(!b->tune.queued && !c->tune.queued && !d->tune.queued);
+	/* the journal names the one ring changed, on disk too */
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	UT_ASSERT_EQ_INT(journal_find(&lc.journal, RING_A)->pid, 900);
+	UT_ASSERT(!journal_dirty(&lc.journal));
+	threaded_crash();
+}
+
+/* a stop waits for the commit in flight, changes none of its rings, and leaves nothing */
+UT_TEST(threaded_stop_waits_changes_nothing)
+{
+	struct journal disk;
+	pthread_t opener;
+	char err[256];
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(false);
+	found(RING_A, 100, 5);
+	found(RING_B, 200, 6);
+	UT_ASSERT_EQ_INT(pthread_create(&opener, NULL, gate_opener, NULL), 0);
+	UT_ASSERT_EQ_INT(lifecycle_stop(&lc), 0);
+	pthread_join(opener, NULL);
+	UT_ASSERT_EQ_INT(fake.applies, 0);
+	UT_ASSERT_EQ_INT(fake.restores, 0);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	UT_ASSERT(!lc.inflight && !journal_dirty(&lc.journal));
+	UT_ASSERT_EQ_INT(journal_open(&disk, cfg.state_dir, err, sizeof(err)), 0);
+	UT_ASSERT_EQ_INT(disk.n, 0);
+	journal_close(&disk);
+	threaded_crash();
+}
+
+/* `set` replies whether the ring took it: on a ring waiting for its commit, it waits too */
+UT_TEST(threaded_set_waits_for_its_commit)
+{
+	struct tuner_setting s = { .enabled = true, .busy_poll_us = 30 };
+	struct ut_ring *a;
+	pthread_t opener;
+	char err[256];
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(false);
+	a = found(RING_A, 100, 5);
+	UT_ASSERT_EQ_INT(pthread_create(&opener, NULL, gate_opener, NULL), 0);
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &s, false, err, sizeof(err)), 0);
+	pthread_join(opener, NULL);
+	UT_ASSERT(!fake.not_durable);
+	UT_ASSERT_EQ_INT(fake.applies, 2);
+	UT_ASSERT_EQ_INT(fake.last.busy_poll_us, 30);
+	UT_ASSERT(a->tune.pinned);
+	UT_ASSERT_EQ_INT(a->tune.managed_by, UT_MANAGED_URINGTUNE);
+	UT_ASSERT(journal_durable(&lc.journal, RING_A));
+	threaded_crash();
+}
+
+/* a disk that keeps failing a drop: one warning, not one a tick; its return, one line */
+static void gone_then_ticks(void)
+{
+	lifecycle_drop_gone(&lc);
+	commits_done();
+	for (int i = 0; i < 3; i++) {
+		lifecycle_tick(&lc);
+		commits_done();
+	}
+}
+
+UT_TEST(threaded_failing_drop_said_once)
+{
+	int level = log_get_level();
+	struct ut_ring *a;
+	const char *out;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	threaded(true);
+	a = found(RING_A, 100, 5);
+	UT_ASSERT(commits_done());
+	UT_ASSERT_EQ_INT(lc.journal.n, 1);
+	gate_set(true, -EIO);
+	lifecycle_ring_gone(&lc, a);
+	log_set_level(LOG_INFO);
+	out = captured(gone_then_ticks);
+	UT_ASSERT_EQ_INT(count_lines(out, "tried again every tick"), 1);
+	UT_ASSERT_EQ_INT(gate.writes, 5);
+	/* memory already without it: the drop waits for the disk, no ring does */
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	gate_set(true, 0);
+	lifecycle_tick(&lc);
+	UT_ASSERT(commits_done());
+	UT_ASSERT(!journal_dirty(&lc.journal));
+	log_set_level(level);
+	threaded_crash();
+}
+
 int main(void)
 {
 	char tmpl[] = "/tmp/uringtune-lifecycle-XXXXXX";
@@ -789,5 +1084,14 @@ int main(void)
 	ut_run("set_respects_select_unless_forced", set_respects_select_unless_forced);
 	ut_run("reselect_restores_what_select_releases", reselect_restores_what_select_releases);
 	ut_run("burst_logs_one_summary_line", burst_logs_one_summary_line);
+	ut_run("threaded_slow_commit_does_not_block_staging",
+	       threaded_slow_commit_does_not_block_staging);
+	ut_run("threaded_group_commit_coalesces", threaded_group_commit_coalesces);
+	ut_run("threaded_commit_fails_rings_not_tuned", threaded_commit_fails_rings_not_tuned);
+	ut_run("threaded_ring_changed_while_committing_not_touched",
+	       threaded_ring_changed_while_committing_not_touched);
+	ut_run("threaded_stop_waits_changes_nothing", threaded_stop_waits_changes_nothing);
+	ut_run("threaded_set_waits_for_its_commit", threaded_set_waits_for_its_commit);
+	ut_run("threaded_failing_drop_said_once", threaded_failing_drop_said_once);
 	return ut_finish();
 }

@@ -50,6 +50,10 @@ static const struct {
 	{ "uringtune_tuning_actions_total", "counter" },
 	{ "uringtune_tuning_rings_vanished_total", "counter" },
 	{ "uringtune_journal_entries", "gauge" },
+	{ "uringtune_journal_commits_total", "counter" },
+	{ "uringtune_journal_commit_rings_total", "counter" },
+	{ "uringtune_journal_commit_max_seconds", "gauge" },
+	{ "uringtune_journal_wait_max_seconds", "gauge" },
 	{ "uringtune_sweeps_total", "counter" },
 	{ "uringtune_sweep_duration_seconds", "gauge" },
 	{ "uringtune_export_errors_total", "counter" },
@@ -113,6 +117,10 @@ static void daemon_setup(void)
 	d.lc.actions_failed = 2;
 	d.lc.actions_vanished = 6;
 	d.lc.journal.n = 3;
+	d.lc.commit_stats = (struct lifecycle_commit_stats){
+		.commits = 9, .failed = 1, .rings = 12, .write_max_ns = 245000000,
+		.wait_max_ns = 251500000,
+	};
 	d.inv.sweeps = 42;
 	d.inv.last_sweep_us = 1234;
 	d.inv.ring_map_entries = 5;
@@ -536,6 +544,11 @@ UT_TEST(self_metrics)
 	UT_ASSERT(has_line(out, "uringtune_tuning_actions_total{result=\"failed\"} 2"));
 	UT_ASSERT(has_line(out, "uringtune_tuning_rings_vanished_total 6"));
 	UT_ASSERT(has_line(out, "uringtune_journal_entries 3"));
+	UT_ASSERT(has_line(out, "uringtune_journal_commits_total{result=\"ok\"} 9"));
+	UT_ASSERT(has_line(out, "uringtune_journal_commits_total{result=\"failed\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_journal_commit_rings_total 12"));
+	UT_ASSERT(has_line(out, "uringtune_journal_commit_max_seconds 0.245"));
+	UT_ASSERT(has_line(out, "uringtune_journal_wait_max_seconds 0.2515"));
 	UT_ASSERT(has_line(out, "uringtune_sweeps_total 42"));
 	UT_ASSERT(has_line(out, "uringtune_sweep_duration_seconds 0.001234"));
 	UT_ASSERT(has_line(out, "uringtune_export_errors_total 4"));
