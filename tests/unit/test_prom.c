@@ -56,6 +56,8 @@ static const struct {
 	{ "uringtune_config_reloads_total", "counter" },
 	{ "uringtune_config_last_reload_success", "gauge" },
 	{ "uringtune_config_last_reload_timestamp_seconds", "gauge" },
+	{ "uringtune_loop_dispatch_seconds", "histogram" },
+	{ "uringtune_loop_longest_dispatch_seconds", "gauge" },
 	{ "uringtune_ring_info", "gauge" },
 	{ "uringtune_agent_rings", "gauge" },
 	{ "uringtune_agent_requests_total", "counter" },
@@ -612,6 +614,166 @@ UT_TEST(one_series_per_pid_fd)
 	free(out);
 }
 
+/* many rings for the steps: ring i is pid 1000 + i / 4, fd 3 + i % 4 */
+static void add_many(int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ut_ring *r;
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "many%d", i);
+		r = add_ring(0x100000 + i * 64, 1000 + i / 4, 3 + i % 4, comm, sizeof(comm));
+		r->obs.have_stats = i % 3 != 0;
+		r->obs.stats.waits = i;
+		r->obs.stats.busy_windows = i % 5;
+		r->obs.stats.busy_hist[i % UT_HIST_SLOTS] = i;
+		r->agent.via = i % 7 == 0;
+		r->tune.managed_by = i % 2 ? UT_MANAGED_URINGTUNE : UT_MANAGED_NONE;
+	}
+}
+
+static int count_lines(const char *s, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+/*
+ * A job in steps of any size writes what prom_format() writes, byte for
+ * byte; no step writes much more than its budget (a ring's histogram is
+ * never split, a family's HELP and TYPE are free), and a small budget
+ * takes many steps.
+ */
+UT_TEST(job_steps_write_the_same)
+{
+	static const size_t budgets[] = { 1, 2, 7, 50, 4096, SIZE_MAX };
+	char *whole;
+
+	daemon_setup();
+	add_many(300);
+	whole = format();
+	UT_ASSERT(whole);
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		struct prom_job *job = prom_job_new(&d);
+		char *buf = NULL;
+		size_t len = 0, done = 0;
+		int ret, steps = 0, most = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		UT_ASSERT(job && f);
+		UT_ASSERT_EQ_INT(prom_job_rings(job), 303);
+		do {
+			ret = prom_job_step(job, &d, f, budgets[b]);
+			fflush(f);
+			/* after the first (the daemon's own families, at once) */
+			if (steps++ && count_lines(buf + done, len - done) > most)
+				most = count_lines(buf + done, len - done);
+			done = len;
+		} while (ret > 0);
+		fclose(f);
+		prom_job_free(job);
+		UT_ASSERT_EQ_INT(ret, 0);
+		if (strcmp(buf, whole)) {
+			ut_fail(__FILE__, __LINE__, "budget %zu: not what prom_format() writes",
+				budgets[b]);
+			free(buf);
+			break;
+		}
+		free(buf);
+		if (budgets[b] <= 50) {
+			/* a histogram (35 lines), the agent's families, a few HELP and TYPE */
+			UT_ASSERT(most <= (int)budgets[b] + 35 + 40);
+			/* ~300 rings over 9 families */
+			UT_ASSERT(steps > 2700 / (int)(budgets[b] + 35));
+		}
+	}
+	free(whole);
+}
+
+/*
+ * Between steps the registry changes: a ring that went away, or whose fd
+ * moved to another process, is left out of the families still to come; a
+ * ring new since the snapshot waits for the next file; the file stays
+ * valid for promtool's parser (checked by promtool_accepts on its kind).
+ */
+UT_TEST(job_rings_change_between_steps)
+{
+	struct prom_job *job;
+	struct ut_ring *moved;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	daemon_setup();
+	job = prom_job_new(&d);
+	f = open_memstream(&buf, &len);
+	UT_ASSERT(job && f);
+	/* the daemon's families (64) and two rings of ring_info (2 each) */
+	UT_ASSERT_EQ_INT(prom_job_step(job, &d, f, 64 + 2 * 2), 1);
+	fflush(f);
+	UT_ASSERT(strstr(buf, "uringtune_ring_info{pid=\"100\",comm=\"pingpong\""));
+	UT_ASSERT(!strstr(buf, "uringtune_ring_info{pid=\"200\""));
+	/* ring C (pid 200) goes; ring B (pid 100 fd 7) moves to pid 300 */
+	registry_remove(&d.reg, 0x3000);
+	moved = registry_find(&d.reg, 0x2000);
+	UT_ASSERT(moved);
+	moved->obs.holder.pid = 300;
+	add_ring(0x9000, 400, 5, "late", sizeof("late"));
+	do
+		ret = prom_job_step(job, &d, f, 3);
+	while (ret > 0);
+	fclose(f);
+	prom_job_free(job);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"200\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"300\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"400\""), 0);
+	/* B: only its ring_info line, written before it moved */
+	UT_ASSERT_EQ_INT(lines_with(buf, "fd=\"7\""), 1);
+	/* A: everything */
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"100\",comm=\"pingpong\",fd=\"4\""),
+			 8 + UT_HIST_SLOTS + 3);
+	/* every family still there, once */
+	UT_ASSERT_EQ_INT(lines_with(buf, "# TYPE "), NR_FAMILIES);
+	free(buf);
+}
+
+/* the event loop's families: buckets from loop_stats, the longest and its source */
+UT_TEST(loop_metrics)
+{
+	char *out;
+
+	daemon_setup();
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_count 0"));
+	UT_ASSERT(has_line(out, "uringtune_loop_longest_dispatch_seconds{source=\"none\"} 0"));
+	free(out);
+
+	loop_stats_record(&d.loop_stats, "tick", 1000000000, 50000);		/* 50 us */
+	loop_stats_record(&d.loop_stats, "ring-events", 2000000000, 3000000);	/* 3 ms */
+	loop_stats_record(&d.loop_stats, "control-conn", 3000000000, 35000000);	/* 35 ms */
+	loop_stats_record(&d.loop_stats, "tick", 4000000000, 5000000000ULL);	/* 5 s */
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"6.5535e-05\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.001048575\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.004194303\"} 2"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.016777215\"} 2"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.067108863\"} 3"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"1.073741823\"} 3"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"+Inf\"} 4"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_sum 5.03805"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_count 4"));
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_loop_dispatch_seconds_bucket{"), 9);
+	UT_ASSERT(has_line(out, "uringtune_loop_longest_dispatch_seconds{source=\"tick\"} 5"));
+	free(out);
+}
+
 /* -1 if promtool is not there, else its exit status on @path */
 static int promtool_check(const char *path, bool quiet)
 {
@@ -1061,6 +1223,9 @@ int main(void)
 	ut_run("self_metrics", self_metrics);
 	ut_run("reload_metrics", reload_metrics);
 	ut_run("one_series_per_pid_fd", one_series_per_pid_fd);
+	ut_run("job_steps_write_the_same", job_steps_write_the_same);
+	ut_run("job_rings_change_between_steps", job_rings_change_between_steps);
+	ut_run("loop_metrics", loop_metrics);
 	ut_run("promtool_accepts", promtool_accepts);
 	ut_run("export_writes_file", export_writes_file);
 	ut_run("export_missing_dir", export_missing_dir);
