@@ -9,6 +9,10 @@
 #define NS_PER_MS	1000000.0
 #define NS_PER_S	UINT64_C(1000000000)
 
+const unsigned int loop_stats_bucket_slots[LOOP_STATS_BUCKETS] = {
+	15, 17, 19, 21, 23, 25, 27, 29
+};
+
 void loop_stats_init(struct loop_stats *st)
 {
 	memset(st, 0, sizeof(*st));

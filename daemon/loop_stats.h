@@ -86,4 +86,12 @@ void loop_stats_format(const struct loop_slow_line *line, uint64_t now_ns, char 
  */
 uint64_t loop_stats_upto(const struct loop_stats *st, unsigned int slot);
 
+/*
+ * The buckets shown (metrics, status): the upper edges of these slots, every
+ * other one from 65.5 us to 1.07 s, four times apart. 16.8 ms (slot 23) is
+ * the last under LOOP_SLOW_NS.
+ */
+#define LOOP_STATS_BUCKETS	8
+extern const unsigned int loop_stats_bucket_slots[LOOP_STATS_BUCKETS];
+
 #endif /* UT_LOOP_STATS_H */

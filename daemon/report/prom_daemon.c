@@ -29,13 +29,6 @@ static void reload_metrics(const struct reload_state *r, FILE *out)
 		r->last == RELOAD_NEVER ? 0 : r->time);
 }
 
-/*
- * The buckets: upper edges of every other log2 slot (loop_stats.h keeps
- * them all), 65.5 us to 1.07 s, four times apart. 16.8 ms (slot 23) is the
- * last under the 20 ms a dispatch may take before it is logged as slow.
- */
-static const unsigned int loop_slots[] = { 15, 17, 19, 21, 23, 25, 27, 29 };
-
 static void loop_metrics(const struct loop_stats *st, FILE *out)
 {
 	char le[PROM_LE_SIZE], secs[PROM_SECONDS_SIZE];
@@ -44,10 +37,11 @@ static void loop_metrics(const struct loop_stats *st, FILE *out)
 	prom_family(out, LOOP_HIST, "histogram",
 		    "How long each dispatch of uringtuned's event loop took: one event source's "
 		    "handler, during which nothing else is answered.");
-	for (size_t i = 0; i < sizeof(loop_slots) / sizeof(loop_slots[0]); i++) {
-		prom_le(le, loop_slots[i]);
+	/* loop_stats keeps every slot; a handful of buckets says enough */
+	for (size_t i = 0; i < LOOP_STATS_BUCKETS; i++) {
+		prom_le(le, loop_stats_bucket_slots[i]);
 		fprintf(out, LOOP_HIST "_bucket{le=\"%s\"} %" PRIu64 "\n", le,
-			loop_stats_upto(st, loop_slots[i]));
+			loop_stats_upto(st, loop_stats_bucket_slots[i]));
 	}
 	fprintf(out, LOOP_HIST "_bucket{le=\"+Inf\"} %" PRIu64 "\n"
 		LOOP_HIST "_sum %s\n" LOOP_HIST "_count %" PRIu64 "\n", st->dispatches,

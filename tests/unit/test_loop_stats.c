@@ -152,11 +152,30 @@ UT_TEST(slow_line_text)
 			 "longest 90.0 ms (control-conn, 41 s ago)");
 }
 
+/* the buckets shown: rising, 0.0001 s to 1 s covered, one edge just under the slow mark */
+UT_TEST(bucket_slots)
+{
+	unsigned int under = 0;
+
+	for (unsigned int i = 0; i < LOOP_STATS_BUCKETS; i++) {
+		UT_ASSERT(loop_stats_bucket_slots[i] < UT_HIST_SLOTS);
+		if (i)
+			UT_ASSERT(loop_stats_bucket_slots[i] > loop_stats_bucket_slots[i - 1]);
+		under += hist_slot_max(loop_stats_bucket_slots[i]) < LOOP_SLOW_NS;
+	}
+	UT_ASSERT(hist_slot_max(loop_stats_bucket_slots[0]) <= 100000);
+	UT_ASSERT(hist_slot_max(loop_stats_bucket_slots[LOOP_STATS_BUCKETS - 1]) >= S);
+	UT_ASSERT(under >= 1 && under < LOOP_STATS_BUCKETS);
+	/* the last edge under 20 ms is within a factor 2 of it */
+	UT_ASSERT(hist_slot_max(loop_stats_bucket_slots[under - 1]) * 2 > LOOP_SLOW_NS);
+}
+
 int main(void)
 {
 	ut_run("counts_and_histogram", counts_and_histogram);
 	ut_run("longest_and_its_source", longest_and_its_source);
 	ut_run("slow_log_rate_limited", slow_log_rate_limited);
 	ut_run("slow_line_text", slow_line_text);
+	ut_run("bucket_slots", bucket_slots);
 	return ut_finish();
 }
