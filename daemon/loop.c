@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The sd-event loop: ring-buffer events, the reconcile tick, the control
- * and agent sockets, signals (SIGTERM/SIGINT stop, SIGHUP reloads), the
- * service manager's STATUS= and watchdog.
+ * and agent sockets, the metrics export, signals (SIGTERM/SIGINT stop,
+ * SIGHUP reloads), the service manager's STATUS= and watchdog.
  *
  * The loop is sd_event_loop()'s own (prepare, wait, dispatch) with every
  * dispatch timed: one dispatch runs one source's handler, and while it
@@ -75,7 +75,6 @@ static int on_tick(sd_event_source *s, uint64_t usec, void *arg)
 	(void)usec;
 	loop_source_enter(s);
 	daemon_tick(l->d);
-	export_tick(l->d);
 	notify_status(l, NULL, false);
 	sd_event_source_set_time_relative(s, (uint64_t)l->d->cfg.tick_ms * 1000);
 	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
@@ -117,6 +116,8 @@ static int on_reload(sd_event_source *s, const struct signalfd_siginfo *si, void
 		   (unsigned long long)now.tv_sec * 1000000ULL + now.tv_nsec / 1000,
 		   l->d->config_path);
 	daemon_reload(l->d);
+	/* the new settings, and the reload's outcome (uringtune_config_*), in the file now */
+	export_loop_kick(&l->export);
 	notify_status(l, "READY=1", true);
 	return 0;
 }
@@ -212,7 +213,8 @@ static int add_sources(struct loop *l)
 	if (ret < 0)
 		return ret;
 	loop_source_describe(l->tick, "tick");
-	if ((ret = control_server_start(&l->control, l->event, l->control_fd, d)) < 0)
+	if ((ret = control_server_start(&l->control, l->event, l->control_fd, d)) < 0 ||
+	    (ret = export_loop_start(&l->export, d, l->event)) < 0)
 		return ret;
 	return agent_conn_start(&d->agent, l->event, drain_events, d);
 }
@@ -252,6 +254,7 @@ int loop_run(struct loop *l)
 out:
 	control_server_stop(l->control);
 	l->control = NULL;
+	export_loop_stop(&l->export);
 	agent_conn_stop(&d->agent);
 	sd_event_source_unref(l->tick);
 	l->event = sd_event_unref(l->event);

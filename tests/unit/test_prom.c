@@ -3,7 +3,7 @@
  * The Prometheus export: prom_format() on a daemon built by hand (families
  * whole, HELP and TYPE for each, label escaping and UTF-8, histogram edges
  * and cumulative buckets, counters, rings without statistics), the real
- * promtool on its output, and export_tick()/export_stop() on real
+ * promtool on its output, and export_now()/export_stop() on real
  * directories: the file, its mode, no temporary left behind, one log line
  * per failure and one when it resumes, removal when switched off or stopped.
  */
@@ -886,7 +886,7 @@ out:
 	unlink(path);
 }
 
-/* ---- export_tick() / export_stop() on real directories ---- */
+/* ---- export_now() / export_stop() on real directories ---- */
 
 struct fx {
 	char root[64];		/* mkdtemp(), removed at the end */
@@ -1029,7 +1029,7 @@ FX_TEST(export_writes_file)
 	snprintf(p, sizeof(p), "%s/apt.prom", fx->dir);
 	UT_ASSERT_EQ_INT(write_text(p, "apt 1\n"), 0);
 	old = umask(077);
-	export_tick(&d);
+	export_now(&d);
 	umask(old);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 	UT_ASSERT_STR_EQ(d.export_path, fx->file);
@@ -1048,7 +1048,7 @@ FX_TEST(export_writes_file)
 
 	/* the next tick replaces it with the new state */
 	d.inv.sweeps = 43;
-	export_tick(&d);
+	export_now(&d);
 	got = read_file(fx->file);
 	UT_ASSERT(got);
 	UT_ASSERT(has_line(got, "uringtune_sweeps_total 43"));
@@ -1070,7 +1070,7 @@ FX_TEST(export_missing_dir)
 	char want[512];
 
 	for (int i = 0; i < 5; i++)
-		export_tick(&d);
+		export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
 	snprintf(want, sizeof(want), "cannot write %s: cannot open the directory: "
 		 "No such file or directory", fx->file);
@@ -1086,8 +1086,8 @@ FX_TEST(export_missing_dir)
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), fx->dir), 1);
 
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
-	export_tick(&d);
-	export_tick(&d);
+	export_now(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
@@ -1107,8 +1107,8 @@ FX_TEST(export_missing_dir)
 	UT_ASSERT_EQ_INT(unlink(fx->file), 0);
 	UT_ASSERT_EQ_INT(rmdir(fx->dir), 0);
 	UT_ASSERT_EQ_INT(write_text(fx->dir, "a file"), 0);
-	export_tick(&d);
-	export_tick(&d);
+	export_now(&d);
+	export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 7);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "Not a directory");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error: "), 2);
@@ -1130,13 +1130,13 @@ FX_TEST(export_read_only_dir)
 	}
 	snprintf(fx->mnt, sizeof(fx->mnt), "%s", fx->dir);
 	for (int i = 0; i < 3; i++)
-		export_tick(&d);
+		export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 3);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "Read-only file system");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error: "), 1);
 	UT_ASSERT_EQ_INT(umount2(fx->dir, 0), 0);
 	fx->mnt[0] = '\0';
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "resumed"), 1);
 }
@@ -1146,7 +1146,7 @@ FX_TEST(export_rename_fails)
 {
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
 	UT_ASSERT_EQ_INT(mkdir(fx->file, 0755), 0);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "cannot rename: Is a directory");
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 	UT_ASSERT_STR_EQ(list_dir(fx->file), "");
@@ -1158,24 +1158,24 @@ FX_TEST(export_reconfigured)
 	char other[256], other_file[300];
 
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 
 	snprintf(other, sizeof(other), "%s/other/", fx->root);
 	snprintf(other_file, sizeof(other_file), "%s/other/uringtune.prom", fx->root);
 	UT_ASSERT_EQ_INT(mkdir(other, 0755), 0);
 	snprintf(d.cfg.textfile_dir, sizeof(d.cfg.textfile_dir), "%s", other);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "");
 	UT_ASSERT_STR_EQ(list_dir(other), "uringtune.prom");
 	/* a trailing '/' is not doubled */
 	UT_ASSERT_STR_EQ(d.export_path, other_file);
 
 	d.cfg.export_textfile = false;
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(other), "");
 	UT_ASSERT_STR_EQ(d.export_path, "");
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "removed "), 2);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error"), 0);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "warning"), 0);
@@ -1183,10 +1183,10 @@ FX_TEST(export_reconfigured)
 	/* switched off, a failure is forgotten */
 	d.cfg.export_textfile = true;
 	snprintf(d.cfg.textfile_dir, sizeof(d.cfg.textfile_dir), "%s/missing", fx->root);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT(d.export_error[0]);
 	d.cfg.export_textfile = false;
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 }
 
