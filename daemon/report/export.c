@@ -238,12 +238,13 @@ static int write_begin(struct ut_daemon *d, struct export_write *w)
 	if (ret)
 		goto fail;
 	step = "format the metrics";
+	w->started_ns = now_ns();
 	w->job = prom_job_new(d);
 	if (!w->job) {
 		ret = -ENOMEM;
 		goto fail;
 	}
-	w->started_ns = now_ns();
+	w->snapshot_ns = now_ns() - w->started_ns;
 	return 0;
 fail:
 	write_drop(w);
@@ -264,9 +265,9 @@ static void write_end(struct ut_daemon *d, struct export_write *w)
 		ret = atomic_file_commit(&w->af, 0);
 		step = w->af.step;
 	}
-	log_debug("metrics export: %zu rings in %u steps, %.1f ms (the longest step %.2f ms)",
-		  prom_job_rings(w->job), w->steps, (now_ns() - w->started_ns) / 1e6,
-		  w->longest_step_ns / 1e6);
+	log_debug("metrics export: %zu rings in %u steps, %.1f ms (snapshot %.2f ms, the longest "
+		  "step %.2f ms)", prom_job_rings(w->job), w->steps,
+		  (now_ns() - w->started_ns) / 1e6, w->snapshot_ns / 1e6, w->longest_step_ns / 1e6);
 	write_drop(w);
 	if (ret) {
 		export_failed(d, w->path, step, ret);

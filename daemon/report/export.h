@@ -45,7 +45,8 @@ struct export_write {
 	char path[PATH_MAX];		/* DIR/uringtune.prom */
 	uint64_t started_ns;		/* CLOCK_MONOTONIC */
 	unsigned int steps;
-	uint64_t longest_step_ns;	/* for the debug line at the end */
+	uint64_t snapshot_ns;		/* for the debug line at the end */
+	uint64_t longest_step_ns;
 };
 
 /* the export in the event loop (loop.c) */
