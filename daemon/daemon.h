@@ -18,6 +18,7 @@
 #include "inventory.h"
 #include "iopoll.h"
 #include "lifecycle.h"
+#include "loop_stats.h"
 #include "registry.h"
 #include "reload_state.h"
 #include "trace.h"
@@ -47,6 +48,9 @@ struct ut_daemon {
 	char export_path[PATH_MAX];	/* the file last written, "" if none */
 	uint64_t export_errors;		/* writes that failed */
 	char export_error[PATH_MAX + 160];	/* why the last one did, "" if it worked */
+
+	/* the event loop's dispatch times (loop.c), for status and metrics */
+	struct loop_stats loop_stats;
 };
 
 /*

@@ -6,6 +6,7 @@
 #include <systemd/sd-event.h>
 
 #include "daemon.h"
+#include "export.h"
 
 struct control_server;
 
@@ -15,6 +16,7 @@ struct loop {
 	sd_event_source *tick;
 	int control_fd;
 	struct control_server *control;	/* its clients */
+	struct export_loop export;	/* the metrics file, written in steps */
 	char status[128];	/* last STATUS= sent to the service manager */
 };
 

@@ -221,7 +221,7 @@ int main(int argc, char **argv)
 		return 1;
 	ret = daemon_start(&d);
 	if (!ret) {
-		export_tick(&d);
+		export_now(&d);
 		ret = serve(&d);
 	} else {
 		ret = 1;

@@ -9,6 +9,7 @@
 #include "agent_conn.h"
 #include "agent_server.h"
 #include "log.h"
+#include "loop_source.h"
 
 /* connections taken per wake-up of the listening socket, so that others get their turn */
 #define ACCEPT_BATCH		32
@@ -117,7 +118,8 @@ static int on_conn(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	char buf[MSG_MAX];
 	ssize_t n;
 
-	(void)s, (void)revents;
+	(void)revents;
+	loop_source_enter(s);
 	n = recv_msg(fd, buf);
 	if (n == -EAGAIN)
 		return 0;
@@ -131,7 +133,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct conn *c = arg;
 
-	(void)s, (void)usec;
+	(void)usec;
+	loop_source_enter(s);
 	agent_server_refuse(c->cs->a, AGENT_REFUSED_TIMEOUT, c->peer.id.uid, "pid %d uid %u: "
 			    "no message within %d ms: connection closed", c->peer.id.pid,
 			    (unsigned int)c->peer.id.uid, UT_AGENT_REPLY_TIMEOUT_MS);
@@ -176,6 +179,8 @@ static void park(struct agent_conns *cs, int fd, struct agent_peer *peer)
 		free(c);
 		goto drop;
 	}
+	loop_source_describe(c->io, "agent-conn");
+	loop_source_describe(c->timer, "agent-deadline");
 	cs->c[cs->n++] = c;
 	return;
 drop:
@@ -211,7 +216,8 @@ static int on_pause_over(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct agent_conns *cs = arg;
 
-	(void)s, (void)usec;
+	(void)usec;
+	loop_source_enter(s);
 	sd_event_source_set_enabled(cs->listen, SD_EVENT_ON);
 	return 0;
 }
@@ -226,6 +232,7 @@ static void pause_listen(struct agent_conns *cs)
 		if (sd_event_add_time_relative(cs->ev, &cs->pause, CLOCK_MONOTONIC,
 					       EMFILE_PAUSE_US, 0, on_pause_over, cs) < 0)
 			sd_event_source_set_enabled(cs->listen, SD_EVENT_ON);
+		loop_source_describe(cs->pause, "agent-pause");
 		return;
 	}
 	sd_event_source_set_time_relative(cs->pause, EMFILE_PAUSE_US);
@@ -237,7 +244,8 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	struct agent_conns *cs = arg;
 	int cfd;
 
-	(void)s, (void)revents;
+	(void)revents;
+	loop_source_enter(s);
 	for (int i = 0; i < ACCEPT_BATCH; i++) {
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (cfd >= 0) {
@@ -271,6 +279,7 @@ int agent_conn_start(struct ut_agent_server *a, sd_event *e, void (*drain)(void 
 		free(cs);
 		return ret;
 	}
+	loop_source_describe(cs->listen, "agent-listen");
 	/*
 	 * The same priority as the control socket and the ring buffer: a flood
 	 * of connections takes its turn, never the loop (and is rate-limited,

@@ -48,6 +48,8 @@ void config_defaults(struct ut_config *cfg)
 	/* cfg->select: every list empty, everyone is selected */
 
 	cfg->export_textfile = true;
+	/* Prometheus' usual scrape_interval: each scrape a new file, none written unread */
+	cfg->export_interval_s = 15;
 	snprintf(cfg->textfile_dir, sizeof(cfg->textfile_dir), "%s", DEFAULT_TEXTFILE_DIR);
 
 	cfg->agent.enabled = true;

@@ -84,6 +84,7 @@ struct ut_config {
 	struct ut_agent_cfg agent;	/* [agent] */
 	/* [export]: Prometheus textfile for node_exporter (daemon/report/export.c) */
 	bool export_textfile;		/* textfile */
+	unsigned int export_interval_s;	/* interval_s: how often the file is rewritten */
 	/* room for "/.uringtune.prom.XXXXXX" after it within PATH_MAX */
 	char textfile_dir[PATH_MAX - 32];	/* textfile_dir */
 };

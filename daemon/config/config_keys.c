@@ -89,6 +89,9 @@ const struct config_key config_keys[] = {
 	  .doc = "write metrics for node_exporter's textfile collector" },
 	{ "export", "textfile_dir", config_parse_path, FIELD(textfile_dir),
 	  .doc = "directory node_exporter's textfile collector reads" },
+	{ "export", "interval_s", config_parse_uint, FIELD(export_interval_s),
+	  .min = 1, .max = 3600,
+	  .doc = "how often the metrics file is rewritten" },
 
 	{ "select", "include_comm", config_parse_comms, LIST(include_comm),
 	  .doc = "only processes with these names" },

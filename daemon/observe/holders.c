@@ -10,6 +10,7 @@
 
 #include "holders.h"
 #include "log.h"
+#include "loop_source.h"
 #include "proc_stat.h"
 #include "trace.h"
 
@@ -123,7 +124,8 @@ static int on_pidfd(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	struct holders *hs = h->hs;
 	pid_t pid = h->pid;
 
-	(void)s, (void)fd, (void)revents;
+	(void)fd, (void)revents;
+	loop_source_enter(s);
 	exited(hs, h);
 	/* may move its rings elsewhere and free h */
 	hs->on_exit(hs->arg, pid);
@@ -158,6 +160,8 @@ static void watch(struct holders *hs, struct holder_proc *h)
 		return;
 	}
 	ret = sd_event_add_io(hs->event, &h->src, h->pidfd, EPOLLIN, on_pidfd, h);
+	if (ret >= 0)
+		loop_source_describe(h->src, "holder-exit");
 	if (ret < 0) {
 		close(h->pidfd);
 		h->pidfd = -1;

@@ -12,6 +12,7 @@
 #include "uring_abi.h"
 #include "clock.h"
 #include "log.h"
+#include "loop_source.h"
 #include "proc_stat.h"
 #include "setup_flags.h"
 
@@ -44,7 +45,8 @@ static int on_scans(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	struct inventory *inv = arg;
 	struct scan_job *job, *next;
 
-	(void)s, (void)fd, (void)revents;
+	(void)fd, (void)revents;
+	loop_source_enter(s);
 	/* rings announced before a job's iterator ran must not look new */
 	trace_consume(inv->trace);
 	for (job = scan_worker_take(&inv->worker); job; job = next) {
@@ -71,7 +73,7 @@ int inventory_attach_loop(struct inventory *inv, struct sd_event *event)
 		scan_worker_stop(&inv->worker);
 		return ret;
 	}
-	sd_event_source_set_description(inv->worker_src, "inventory-scans");
+	loop_source_describe(inv->worker_src, "inventory-scans");
 	/* exits found while attaching */
 	holders_flush_exits(&inv->holders);
 	return 0;

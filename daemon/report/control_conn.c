@@ -17,6 +17,7 @@
 #include "control.h"
 #include "control_conn.h"
 #include "log.h"
+#include "loop_source.h"
 
 #define UT_STR_(x)	#x
 #define UT_STR(x)	UT_STR_(x)
@@ -184,7 +185,8 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct control_conn *c = arg;
 
-	(void)s, (void)fd, (void)revents;
+	(void)fd, (void)revents;
+	loop_source_enter(s);
 	if (c->reply)
 		conn_write(c);
 	else
@@ -198,7 +200,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 	char what[160];
 	char *why;
 
-	(void)s, (void)usec;
+	(void)usec;
+	loop_source_enter(s);
 	if (c->reply) {
 		snprintf(what, sizeof(what), "dropped a client that read %zu of the %zu bytes of "
 			 "its reply in the %d ms it had", c->sent, c->reply_len, CONTROL_DEADLINE_MS);
@@ -245,5 +248,7 @@ int control_conn_open(struct control_server *srv, int fd, const struct ucred *pe
 		control_conn_close(c);
 		return ret;
 	}
+	loop_source_describe(c->io, "control-conn");
+	loop_source_describe(c->deadline, "control-deadline");
 	return 0;
 }

@@ -17,6 +17,7 @@
 #include "control_conn.h"
 #include "control_server.h"
 #include "log.h"
+#include "loop_source.h"
 
 /* clients accepted per wake-up; more wait for the next turn of the loop */
 #define ACCEPT_BATCH		32
@@ -61,7 +62,8 @@ static int on_resume(sd_event_source *s, uint64_t usec, void *arg)
 {
 	struct control_server *srv = arg;
 
-	(void)s, (void)usec;
+	(void)usec;
+	loop_source_enter(s);
 	sd_event_source_set_enabled(srv->listen, SD_EVENT_ON);
 	return 0;
 }
@@ -81,6 +83,7 @@ static void pause_accepting(struct control_server *srv, int err)
 	else
 		ret = sd_event_add_time_relative(srv->event, &srv->resume, CLOCK_MONOTONIC,
 						 ACCEPT_PAUSE_MS * 1000ULL, 0, on_resume, srv);
+	loop_source_describe(srv->resume, "control-resume");
 	if (ret >= 0)
 		ret = sd_event_source_set_enabled(srv->resume, SD_EVENT_ONESHOT);
 	/* without the timer, keep accepting: busy, but never deaf */
@@ -113,7 +116,8 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *arg)
 	struct control_server *srv = arg;
 	int i, cfd;
 
-	(void)s, (void)revents;
+	(void)revents;
+	loop_source_enter(s);
 	for (i = 0; i < ACCEPT_BATCH; i++) {
 		cfd = accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (cfd >= 0) {
@@ -151,6 +155,7 @@ int control_server_start(struct control_server **out, sd_event *event, int liste
 		free(srv);
 		return ret;
 	}
+	loop_source_describe(srv->listen, "control-listen");
 	*out = srv;
 	return 0;
 }

@@ -4,32 +4,45 @@
  * every *.prom file of its directory at each scrape, so the file is replaced
  * whole: written to ".uringtune.prom.XXXXXX" in the same directory (a name
  * that does not end in .prom, so never read half-written), made 0644 (the
- * collector runs as another user), fsync'ed so that a crash after the rename
- * cannot leave an empty or partial file behind, then renamed over
- * "uringtune.prom". The directory is not fsync'ed: losing the rename in a
- * crash leaves the previous file, stale either way until the next start
- * rewrites it, and that would be one more disk flush per tick.
+ * collector runs as another user), then renamed over "uringtune.prom".
+ *
+ * No fsync, of the file or the directory. The file is rebuilt every
+ * interval_s and node_exporter reads whatever is there; a flush to disk
+ * every interval would cost the disk (and, waited for, the loop) far more
+ * than what it protects. What a crash of the host can leave: the previous
+ * file (the rename was lost), or the new name with data not yet written
+ * back (on ext4, whose auto_da_alloc starts the writeback of a file renamed
+ * over another, rarely), which node_exporter reads as no metrics of
+ * uringtune or a file it cannot parse (node_textfile_scrape_error 1). Stale
+ * or empty, it lasts until uringtuned is started again: its first write
+ * replaces the file at once, and it removes the temporary files a crash
+ * left behind. A crash of the daemon alone loses nothing written: the
+ * kernel has the data.
  *
  * The directory is node_exporter's, and so is its parent on Debian: its
  * owner must not be able to steer root's writes and unlinks elsewhere. So
- * it is opened each time with safe_dir_open() (no symlink its owner could
- * have planted is followed, last component or not), and every file call
- * after that is relative to that descriptor: the temporary file made with
- * openat(O_EXCL|O_NOFOLLOW), renameat(), unlinkat().
+ * it is opened for each write with safe_dir_open() (no symlink its owner
+ * could have planted is followed, last component or not), and every file
+ * call after that is relative to that descriptor: the temporary file made
+ * with openat(O_EXCL|O_NOFOLLOW), renameat(), unlinkat().
  *
  * The export must never stop the daemon, nor flood its log: a failure is
  * logged once, then counted quietly while the same error persists; a
  * different error is logged again, and the first write that works says so.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
 #include "export.h"
 #include "log.h"
+#include "loop_source.h"
 #include "prom.h"
 #include "safe_dir.h"
 
@@ -101,8 +114,9 @@ static void export_failed_msg(struct ut_daemon *d, const char *msg)
 	if (!strcmp(msg, d->export_error))
 		return;
 	snprintf(d->export_error, sizeof(d->export_error), "%s", msg);
-	log_err("metrics export: %s (retrying every tick, logged again only if the "
-		"error changes; [export] textfile = no switches the export off)", msg);
+	log_err("metrics export: %s (retrying every %u s, logged again only if the "
+		"error changes; [export] textfile = no switches the export off)", msg,
+		d->cfg.export_interval_s);
 }
 
 static void export_failed(struct ut_daemon *d, const char *path, const char *step, int err)
@@ -136,59 +150,236 @@ static int open_textfile_dir(struct ut_daemon *d, const char *path)
 	return fd;
 }
 
-void export_tick(struct ut_daemon *d)
-{
-	const char *step = "format the metrics";
-	char path[PATH_MAX];
-	char *buf = NULL;
-	size_t len = 0;
-	int ret, dirfd;
-	FILE *f;
+/* stdio's buffer for the temporary file: fewer, larger writes */
+#define WRITE_BUFFER	(64 * 1024)
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* no write in progress */
+static void write_init(struct export_write *w)
+{
+	memset(w, 0, sizeof(*w));
+	w->dirfd = -1;
+	w->af.fd = -1;
+}
+
+/* the temporary file and the job end here, written or not */
+static void write_drop(struct export_write *w)
+{
+	if (w->f)
+		fclose(w->f);
+	w->f = NULL;
+	atomic_file_abort(&w->af);
+	if (w->dirfd >= 0)
+		close(w->dirfd);
+	w->dirfd = -1;
+	prom_job_free(w->job);
+	w->job = NULL;
+}
+
+/* the temporary file as a FILE, on a duplicate: atomic_file_commit() closes af.fd */
+static int open_stream(struct export_write *w)
+{
+	int fd = fcntl(w->af.fd, F_DUPFD_CLOEXEC, 3);
+
+	if (fd < 0)
+		return -errno;
+	w->f = fdopen(fd, "w");
+	if (!w->f) {
+		close(fd);
+		return -errno;
+	}
+	setvbuf(w->f, NULL, _IOFBF, WRITE_BUFFER);
+	return 0;
+}
+
+/*
+ * Begin a write: the directory, the temporary file, the snapshot of the
+ * rings. 0: begun; 1: nothing to write (switched off, or failed: reported).
+ */
+static int write_begin(struct ut_daemon *d, struct export_write *w)
+{
+	const char *step = "create a temporary file";
+	int ret;
+
+	write_init(w);
 	if (!d->cfg.export_textfile) {
 		remove_written(d, "[export] textfile = no");
 		d->export_error[0] = '\0';
-		return;
+		return 1;
 	}
 	/* fits: textfile_dir leaves room for the temporary name (config.h) */
-	if (export_file_path(&d->cfg, path, sizeof(path))) {
+	if (export_file_path(&d->cfg, w->path, sizeof(w->path))) {
 		export_failed(d, d->cfg.textfile_dir, "name the file", -ENAMETOOLONG);
-		return;
+		return 1;
 	}
-	if (d->export_path[0] && strcmp(d->export_path, path))
+	if (d->export_path[0] && strcmp(d->export_path, w->path))
 		remove_written(d, "[export] textfile_dir changed");
-	dirfd = open_textfile_dir(d, path);
-	if (dirfd < 0)
-		return;
+	w->dirfd = open_textfile_dir(d, w->path);
+	if (w->dirfd < 0)
+		return 1;
 	if (!d->export_path[0])
-		atomic_file_remove_stale_at(dirfd, TMP_TEMPLATE, removed_stale,
+		atomic_file_remove_stale_at(w->dirfd, TMP_TEMPLATE, removed_stale,
 					    d->cfg.textfile_dir);
-
-	f = open_memstream(&buf, &len);
-	if (!f) {
-		ret = -errno;
-		goto out;
-	}
-	ret = prom_format(d, f);
-	if (fclose(f) && !ret)
-		ret = -ENOMEM;
-	if (!ret)
-		/* node_exporter reads it as its own user; no directory fsync (above) */
-		ret = atomic_file_write_at(dirfd, EXPORT_FILE_NAME, TMP_TEMPLATE, 0644, buf, len,
-					   ATOMIC_FSYNC, &step);
-out:
-	close(dirfd);
-	free(buf);
+	/* node_exporter reads it as its own user */
+	ret = atomic_file_open_at(&w->af, w->dirfd, EXPORT_FILE_NAME, TMP_TEMPLATE, 0644);
 	if (ret) {
-		export_failed(d, path, step, ret);
+		step = w->af.step;
+		goto fail;
+	}
+	step = "write";
+	ret = open_stream(w);
+	if (ret)
+		goto fail;
+	step = "format the metrics";
+	w->started_ns = now_ns();
+	w->job = prom_job_new(d);
+	if (!w->job) {
+		ret = -ENOMEM;
+		goto fail;
+	}
+	w->snapshot_ns = now_ns() - w->started_ns;
+	return 0;
+fail:
+	write_drop(w);
+	export_failed(d, w->path, step, ret);
+	return 1;
+}
+
+/* the temporary file is whole: in place of the file */
+static void write_end(struct ut_daemon *d, struct export_write *w)
+{
+	const char *step = "write";
+	int ret = 0;
+
+	if (fclose(w->f))
+		ret = -errno;
+	w->f = NULL;
+	if (!ret) {
+		ret = atomic_file_commit(&w->af, 0);
+		step = w->af.step;
+	}
+	log_debug("metrics export: %zu rings in %u steps, %.1f ms (snapshot %.2f ms, the longest "
+		  "step %.2f ms)", prom_job_rings(w->job), w->steps,
+		  (now_ns() - w->started_ns) / 1e6, w->snapshot_ns / 1e6, w->longest_step_ns / 1e6);
+	write_drop(w);
+	if (ret) {
+		export_failed(d, w->path, step, ret);
 		return;
 	}
 	if (d->export_error[0])
 		log_info("export to %s resumed", d->cfg.textfile_dir);
 	else if (!d->export_path[0])
-		log_info("exporting metrics to %s every tick", path);
+		log_info("exporting metrics to %s every %u s", w->path, d->cfg.export_interval_s);
 	d->export_error[0] = '\0';
-	snprintf(d->export_path, sizeof(d->export_path), "%s", path);
+	snprintf(d->export_path, sizeof(d->export_path), "%s", w->path);
+}
+
+/* at most @lines more of the file; true while the write goes on */
+static bool write_step(struct ut_daemon *d, struct export_write *w, size_t lines)
+{
+	uint64_t t0 = now_ns();
+	int ret = prom_job_step(w->job, d, w->f, lines);
+
+	w->steps++;
+	if (now_ns() - t0 > w->longest_step_ns)
+		w->longest_step_ns = now_ns() - t0;
+	if (ret > 0)
+		return true;
+	if (ret < 0) {
+		/* the stream's own errno is gone by now; the write failed, and says so */
+		write_drop(w);
+		export_failed(d, w->path, "write", ret);
+		return false;
+	}
+	write_end(d, w);
+	return false;
+}
+
+void export_now(struct ut_daemon *d)
+{
+	struct export_write w;
+
+	if (write_begin(d, &w))
+		return;
+	while (write_step(d, &w, SIZE_MAX))
+		;
+}
+
+static int on_step(sd_event_source *s, void *arg)
+{
+	struct export_loop *x = arg;
+
+	loop_source_enter(s);
+	if (!write_step(x->d, &x->w, x->step_lines))
+		sd_event_source_set_enabled(s, SD_EVENT_OFF);
+	return 0;
+}
+
+static int on_timer(sd_event_source *s, uint64_t usec, void *arg)
+{
+	struct export_loop *x = arg;
+
+	(void)usec;
+	loop_source_enter(s);
+	sd_event_source_set_time_relative(s, x->d->cfg.export_interval_s * UINT64_C(1000000));
+	sd_event_source_set_enabled(s, SD_EVENT_ONESHOT);
+	if (x->w.job) {
+		/* a host so busy that the last one is not done: this round is skipped */
+		log_debug("metrics export: the previous write is still going on");
+		return 0;
+	}
+	if (!write_begin(x->d, &x->w))
+		sd_event_source_set_enabled(x->step, SD_EVENT_ON);
+	return 0;
+}
+
+int export_loop_start(struct export_loop *x, struct ut_daemon *d, sd_event *e)
+{
+	int ret;
+
+	x->d = d;
+	write_init(&x->w);
+	if (!x->step_lines)
+		x->step_lines = EXPORT_STEP_LINES;
+	ret = sd_event_add_time_relative(e, &x->timer, CLOCK_MONOTONIC,
+					 d->cfg.export_interval_s * UINT64_C(1000000), 0, on_timer,
+					 x);
+	if (ret < 0)
+		return ret;
+	loop_source_describe(x->timer, "export-timer");
+	ret = sd_event_add_defer(e, &x->step, on_step, x);
+	if (ret < 0)
+		return ret;
+	loop_source_describe(x->step, "export");
+	/* after everything else that is pending: a step waits, the daemon's work does not */
+	sd_event_source_set_priority(x->step, SD_EVENT_PRIORITY_IDLE);
+	return sd_event_source_set_enabled(x->step, SD_EVENT_OFF);
+}
+
+void export_loop_kick(struct export_loop *x)
+{
+	if (!x->timer)
+		return;
+	if (x->w.job)
+		write_drop(&x->w);
+	sd_event_source_set_enabled(x->step, SD_EVENT_OFF);
+	sd_event_source_set_time_relative(x->timer, 0);
+	sd_event_source_set_enabled(x->timer, SD_EVENT_ONESHOT);
+}
+
+void export_loop_stop(struct export_loop *x)
+{
+	if (x->w.job)
+		write_drop(&x->w);
+	x->timer = sd_event_source_disable_unref(x->timer);
+	x->step = sd_event_source_disable_unref(x->step);
 }
 
 void export_stop(struct ut_daemon *d)

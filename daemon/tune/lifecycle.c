@@ -243,7 +243,7 @@ static bool takeable(const struct lifecycle *lc, const struct ut_ring *ring)
 		return false;
 	if (t->managed_by != UT_MANAGED_NONE || t->pinned || t->hands_off || t->refused ||
 	    ring->obs.napi.enabled || ring->obs.holder.pid == lc->self_pid ||
-	    ring->obs.holder.fd < 0)
+	    ring->obs.holder.fd < 0 || ring->obs.holder_lost)
 		return false;
 	return ring_tunable(ring->obs.setup_flags, lc->napi_supported, t->managed_by, &reason);
 }
@@ -446,6 +446,9 @@ static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	char why[200], err[160];
 	int ret;
 
+	/* its holder let go of it: no (pid, fd) to reach it by until it is found again */
+	if (ring->obs.holder_lost)
+		return;
 	input_of(ring, now, &in);
 	if (tuner_decide(&lc->cfg->napi, &t->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;

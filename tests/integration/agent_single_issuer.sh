@@ -13,7 +13,8 @@
 
 grep -q "liburing\.so" <<<"$(ldd "$B/pingpong")" || fail "pingpong is not linked with liburing.so"
 netns_setup
-start_daemon mode=tune include_comm=pingpong
+# the export every second: its count is checked below
+start_daemon mode=tune include_comm=pingpong interval_s=1
 
 # pingpong_pair PREFIX [uringtune exec ARGS...]: server and client, defer-taskrun rings
 pingpong_pair() {

@@ -11,14 +11,14 @@ for kind in missing readonly; do
 		mkdir -p "$dir"
 		mount -t tmpfs -o ro,size=64k none "$dir" || fail "cannot mount a read-only tmpfs"
 	fi
-	start_daemon mode=tune textfile_dir="$dir"
+	start_daemon mode=tune textfile_dir="$dir" interval_s=1
 	bg "$B/ringhold" >"$T/$kind.out"
 	wait_line "$T/$kind.out" '^ready'
 	read -r pid fd < <(ring_of "$T/$kind.out")
 	# still tuning, still answering
 	expect_napi "$pid" "$fd" '^enabled/' 5
 	expect_ring "$pid" "$fd" '.managed_by == "uringtune"'
-	sleep 2.5	# a few ticks
+	sleep 2.5	# a few writes (interval_s 1)
 	errs=$(grep -c "error: .*$dir" "$T/daemon.log" || true)
 	grep "error: .*$dir" "$T/daemon.log"
 	[ "$errs" = 1 ] || fail "$kind: $errs error lines about $dir, expected exactly 1"

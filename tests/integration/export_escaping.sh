@@ -6,7 +6,7 @@
 
 mkdir -p "$T/textfile"
 PROM=$T/textfile/uringtune.prom
-start_daemon textfile_dir="$T/textfile"
+start_daemon textfile_dir="$T/textfile" interval_s=1
 comm=$'q"b\\s\nn'
 bg "$B/ringhold" --comm "$comm" >"$T/hold.out"
 wait_line "$T/hold.out" '^ready'

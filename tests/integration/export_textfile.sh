@@ -3,7 +3,10 @@
 # Acceptance 4c: the textfile export passes `promtool check metrics`; a real
 # prometheus-node-exporter on a loopback port serves the uringtune_ metrics
 # with node_textfile_scrape_error 0; the histograms it serves have monotonic
-# cumulative buckets and +Inf == _count; a gone ring leaves the file.
+# cumulative buckets and +Inf == _count; a gone ring leaves the file. With
+# 2000 rings more the file is written in several steps of the event loop and
+# still passes promtool; the loop's own metrics (dispatch histogram, longest
+# dispatch and its source) are in it.
 . "$(dirname "$0")/../lib.sh"
 
 command -v promtool >/dev/null || fail "promtool missing (Debian package prometheus)"
@@ -13,7 +16,8 @@ command -v prometheus-node-exporter >/dev/null ||
 mkdir -p "$T/textfile"
 PROM=$T/textfile/uringtune.prom
 netns_setup
-start_daemon textfile_dir="$T/textfile"
+# every second, as it was every tick: the test needs no 15 s waits
+start_daemon textfile_dir="$T/textfile" interval_s=1
 
 bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
 	--napi-busy-poll-us 50 >"$T/server.out"
@@ -33,7 +37,7 @@ wait_for 5 has_hist || {
 	grep -E "pid=\"$cpid\",[^}]*fd=\"$cfd\"" "$PROM" | grep -vE '_bucket|_info'
 	fail "no histogram for the client ring in $PROM (its series above; $(grep -m1 '^rtt ' "$T/client.out"))"
 }
-# the file is rewritten every tick: the ring created last is in the next one
+# the file is rewritten every interval_s: the ring created last is in the next one
 exported() { grep -q "^uringtune_ring_info{pid=\"$hpid\"" "$PROM"; }
 wait_for 5 exported || fail "ringhold's ring not exported"
 
@@ -87,3 +91,26 @@ kill -TERM "$hpid"
 gone() { ! grep -q "pid=\"$hpid\"" "$PROM"; }
 wait_for 3 gone || fail "ring of exited pid $hpid still in $PROM"
 echo "gone ring left the file"
+
+# many rings: written in steps (the daemon's debug line says how many), whole
+ulimit -n 4096 2>/dev/null || true
+bg "$B/ringhold" --count 2000 >"$T/many.out"
+mpid=${BG_PIDS[-1]}
+wait_line "$T/many.out" '^ready' 60
+many() { [ "$(grep -c "^uringtune_ring_info{pid=\"$mpid\"" "$PROM")" = 2000 ]; }
+wait_for 15 many || fail "$(grep -c "^uringtune_ring_info{pid=\"$mpid\"" "$PROM") of 2000 rings of pid $mpid in $PROM"
+promtool check metrics <"$PROM" || fail "promtool check metrics failed with 2000 rings more"
+steps=$(grep -o 'metrics export: [0-9]* rings in [0-9]* steps' "$T/daemon.log" | tail -1)
+read -r _ _ nrings _ _ nsteps _ <<<"$steps"
+[ "${nrings:-0}" -ge 2000 ] && [ "${nsteps:-0}" -gt 1 ] ||
+	fail "the last export: '$steps' (expected 2000 rings or more, in more than one step)"
+echo "2000 rings more: promtool ok, $steps"
+
+# the event loop's own metrics
+grep '^uringtune_loop' "$PROM"
+count=$(awk '$1 == "uringtune_loop_dispatch_seconds_count" {print $2}' "$PROM")
+inf=$(awk '$1 == "uringtune_loop_dispatch_seconds_bucket{le=\"+Inf\"}" {print $2}' "$PROM")
+[ "${count:-0}" -gt 0 ] && [ "$count" = "$inf" ] || fail "loop histogram: count '$count', +Inf '$inf'"
+grep -qE '^uringtune_loop_longest_dispatch_seconds\{source="(tick|ring-events|export|export-timer|control-conn|control-listen|SIGHUP)"\} [0-9.e-]+$' "$PROM" ||
+	fail "longest dispatch: $(grep '^uringtune_loop_longest' "$PROM")"
+echo "loop: $count dispatches, $(grep '^uringtune_loop_longest' "$PROM")"

@@ -11,8 +11,8 @@
 # application's (managed_by "app"); an application's own call it still does.
 . "$(dirname "$0")/../lib.sh"
 
-# tick_ms 60 s: the first daemon rewrites nothing on its own while we look
-start_daemon mode=tune tick_ms=60000
+# tick_ms 60 s, interval_s 1 h: the first daemon rewrites nothing on its own while we look
+start_daemon mode=tune tick_ms=60000 interval_s=3600
 A=$DAEMON_PID
 bg "$B/ringhold" --hold 120 >"$T/r1.out"
 wait_line "$T/r1.out" '^ring '

@@ -113,6 +113,7 @@ UT_TEST(defaults)
 
 	UT_ASSERT(def.export_textfile);
 	UT_ASSERT_STR_EQ(def.textfile_dir, "/var/lib/prometheus/node-exporter");
+	UT_ASSERT_EQ_INT(def.export_interval_s, 15);
 }
 
 UT_TEST(empty_file_gives_defaults)
@@ -867,6 +868,11 @@ UT_TEST(export_values)
 	UT_ASSERT_STR_EQ(l.cfg.textfile_dir, "/");
 	UT_ASSERT_EQ_INT(l.cfg.tick_ms, 500);
 	UT_ASSERT_EQ_INT(l.cfg.napi.max_us, 200);
+	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 15);
+	ASSERT_LOADS(&l, "[export]\ninterval_s = 1\n");
+	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 1);
+	ASSERT_LOADS(&l, "[export]\ninterval_s = 3600\n");
+	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 3600);
 }
 
 UT_TEST(export_bad_values)
@@ -888,7 +894,14 @@ UT_TEST(export_bad_values)
 	ASSERT_REFUSED(&l, "[export]\ntextfile = yes\ntextfile = no\n",
 		       "[export] textfile: duplicate key, already set on line 2");
 	ASSERT_REFUSED(&l, "[export]\ndir = /tmp\n",
-		       "[export] dir: unknown key (known keys: textfile, textfile_dir)");
+		       "[export] dir: unknown key (known keys: textfile, textfile_dir, "
+		       "interval_s)");
+	ASSERT_REFUSED(&l, "[export]\ninterval_s = 0\n",
+		       "[export] interval_s: expected an integer from 1 to 3600, got '0'");
+	ASSERT_REFUSED(&l, "[export]\ninterval_s = 3601\n",
+		       "[export] interval_s: expected an integer from 1 to 3600, got '3601'");
+	ASSERT_REFUSED(&l, "[export]\ninterval_s = 15s\n",
+		       "[export] interval_s: expected an integer from 1 to 3600, got '15s'");
 	/* [export] keys belong in [export] */
 	ASSERT_REFUSED(&l, "[daemon]\ntextfile_dir = /tmp\n",
 		       "[daemon] textfile_dir: unknown key (known keys: mode, socket, "

@@ -3,7 +3,7 @@
  * The Prometheus export: prom_format() on a daemon built by hand (families
  * whole, HELP and TYPE for each, label escaping and UTF-8, histogram edges
  * and cumulative buckets, counters, rings without statistics), the real
- * promtool on its output, and export_tick()/export_stop() on real
+ * promtool on its output, and export_now()/export_stop() on real
  * directories: the file, its mode, no temporary left behind, one log line
  * per failure and one when it resumes, removal when switched off or stopped.
  */
@@ -56,10 +56,14 @@ static const struct {
 	{ "uringtune_journal_wait_max_seconds", "gauge" },
 	{ "uringtune_sweeps_total", "counter" },
 	{ "uringtune_sweep_duration_seconds", "gauge" },
+	{ "uringtune_sweep_cpu_seconds_total", "counter" },
+	{ "uringtune_inventory_events_total", "counter" },
 	{ "uringtune_export_errors_total", "counter" },
 	{ "uringtune_config_reloads_total", "counter" },
 	{ "uringtune_config_last_reload_success", "gauge" },
 	{ "uringtune_config_last_reload_timestamp_seconds", "gauge" },
+	{ "uringtune_loop_dispatch_seconds", "histogram" },
+	{ "uringtune_loop_longest_dispatch_seconds", "gauge" },
 	{ "uringtune_ring_info", "gauge" },
 	{ "uringtune_agent_rings", "gauge" },
 	{ "uringtune_agent_requests_total", "counter" },
@@ -625,6 +629,166 @@ UT_TEST(one_series_per_pid_fd)
 	free(out);
 }
 
+/* many rings for the steps: ring i is pid 1000 + i / 4, fd 3 + i % 4 */
+static void add_many(int n)
+{
+	for (int i = 0; i < n; i++) {
+		struct ut_ring *r;
+		char comm[16];
+
+		snprintf(comm, sizeof(comm), "many%d", i);
+		r = add_ring(0x100000 + i * 64, 1000 + i / 4, 3 + i % 4, comm, sizeof(comm));
+		r->obs.have_stats = i % 3 != 0;
+		r->obs.stats.waits = i;
+		r->obs.stats.busy_windows = i % 5;
+		r->obs.stats.busy_hist[i % UT_HIST_SLOTS] = i;
+		r->agent.via = i % 7 == 0;
+		r->tune.managed_by = i % 2 ? UT_MANAGED_URINGTUNE : UT_MANAGED_NONE;
+	}
+}
+
+static int count_lines(const char *s, size_t len)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < len; i++)
+		n += s[i] == '\n';
+	return n;
+}
+
+/*
+ * A job in steps of any size writes what prom_format() writes, byte for
+ * byte; no step writes much more than its budget (a ring's histogram is
+ * never split, a family's HELP and TYPE are free), and a small budget
+ * takes many steps.
+ */
+UT_TEST(job_steps_write_the_same)
+{
+	static const size_t budgets[] = { 1, 2, 7, 50, 4096, SIZE_MAX };
+	char *whole;
+
+	daemon_setup();
+	add_many(300);
+	whole = format();
+	UT_ASSERT(whole);
+	for (size_t b = 0; b < sizeof(budgets) / sizeof(budgets[0]); b++) {
+		struct prom_job *job = prom_job_new(&d);
+		char *buf = NULL;
+		size_t len = 0, done = 0;
+		int ret, steps = 0, most = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		UT_ASSERT(job && f);
+		UT_ASSERT_EQ_INT(prom_job_rings(job), 303);
+		do {
+			ret = prom_job_step(job, &d, f, budgets[b]);
+			fflush(f);
+			/* after the first (the daemon's own families, at once) */
+			if (steps++ && count_lines(buf + done, len - done) > most)
+				most = count_lines(buf + done, len - done);
+			done = len;
+		} while (ret > 0);
+		fclose(f);
+		prom_job_free(job);
+		UT_ASSERT_EQ_INT(ret, 0);
+		if (strcmp(buf, whole)) {
+			ut_fail(__FILE__, __LINE__, "budget %zu: not what prom_format() writes",
+				budgets[b]);
+			free(buf);
+			break;
+		}
+		free(buf);
+		if (budgets[b] <= 50) {
+			/* a histogram (35 lines), the agent's families, a few HELP and TYPE */
+			UT_ASSERT(most <= (int)budgets[b] + 35 + 40);
+			/* ~300 rings over 9 families */
+			UT_ASSERT(steps > 2700 / (int)(budgets[b] + 35));
+		}
+	}
+	free(whole);
+}
+
+/*
+ * Between steps the registry changes: a ring that went away, or whose fd
+ * moved to another process, is left out of the families still to come; a
+ * ring new since the snapshot waits for the next file; the file stays
+ * valid for promtool's parser (checked by promtool_accepts on its kind).
+ */
+UT_TEST(job_rings_change_between_steps)
+{
+	struct prom_job *job;
+	struct ut_ring *moved;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int ret;
+
+	daemon_setup();
+	job = prom_job_new(&d);
+	f = open_memstream(&buf, &len);
+	UT_ASSERT(job && f);
+	/* the daemon's families (64) and two rings of ring_info (2 each) */
+	UT_ASSERT_EQ_INT(prom_job_step(job, &d, f, 64 + 2 * 2), 1);
+	fflush(f);
+	UT_ASSERT(strstr(buf, "uringtune_ring_info{pid=\"100\",comm=\"pingpong\""));
+	UT_ASSERT(!strstr(buf, "uringtune_ring_info{pid=\"200\""));
+	/* ring C (pid 200) goes; ring B (pid 100 fd 7) moves to pid 300 */
+	registry_remove(&d.reg, 0x3000);
+	moved = registry_find(&d.reg, 0x2000);
+	UT_ASSERT(moved);
+	moved->obs.holder.pid = 300;
+	add_ring(0x9000, 400, 5, "late", sizeof("late"));
+	do
+		ret = prom_job_step(job, &d, f, 3);
+	while (ret > 0);
+	fclose(f);
+	prom_job_free(job);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"200\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"300\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"400\""), 0);
+	/* B: only its ring_info line, written before it moved */
+	UT_ASSERT_EQ_INT(lines_with(buf, "fd=\"7\""), 1);
+	/* A: everything */
+	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"100\",comm=\"pingpong\",fd=\"4\""),
+			 8 + UT_HIST_SLOTS + 3);
+	/* every family still there, once */
+	UT_ASSERT_EQ_INT(lines_with(buf, "# TYPE "), NR_FAMILIES);
+	free(buf);
+}
+
+/* the event loop's families: buckets from loop_stats, the longest and its source */
+UT_TEST(loop_metrics)
+{
+	char *out;
+
+	daemon_setup();
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_count 0"));
+	UT_ASSERT(has_line(out, "uringtune_loop_longest_dispatch_seconds{source=\"none\"} 0"));
+	free(out);
+
+	loop_stats_record(&d.loop_stats, "tick", 1000000000, 50000);		/* 50 us */
+	loop_stats_record(&d.loop_stats, "ring-events", 2000000000, 3000000);	/* 3 ms */
+	loop_stats_record(&d.loop_stats, "control-conn", 3000000000, 35000000);	/* 35 ms */
+	loop_stats_record(&d.loop_stats, "tick", 4000000000, 5000000000ULL);	/* 5 s */
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"6.5535e-05\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.001048575\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.004194303\"} 2"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.016777215\"} 2"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"0.067108863\"} 3"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"1.073741823\"} 3"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_bucket{le=\"+Inf\"} 4"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_sum 5.03805"));
+	UT_ASSERT(has_line(out, "uringtune_loop_dispatch_seconds_count 4"));
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_loop_dispatch_seconds_bucket{"), 9);
+	UT_ASSERT(has_line(out, "uringtune_loop_longest_dispatch_seconds{source=\"tick\"} 5"));
+	free(out);
+}
+
 /* -1 if promtool is not there, else its exit status on @path */
 static int promtool_check(const char *path, bool quiet)
 {
@@ -737,7 +901,7 @@ out:
 	unlink(path);
 }
 
-/* ---- export_tick() / export_stop() on real directories ---- */
+/* ---- export_now() / export_stop() on real directories ---- */
 
 struct fx {
 	char root[64];		/* mkdtemp(), removed at the end */
@@ -880,7 +1044,7 @@ FX_TEST(export_writes_file)
 	snprintf(p, sizeof(p), "%s/apt.prom", fx->dir);
 	UT_ASSERT_EQ_INT(write_text(p, "apt 1\n"), 0);
 	old = umask(077);
-	export_tick(&d);
+	export_now(&d);
 	umask(old);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 	UT_ASSERT_STR_EQ(d.export_path, fx->file);
@@ -899,7 +1063,7 @@ FX_TEST(export_writes_file)
 
 	/* the next tick replaces it with the new state */
 	d.inv.sweeps = 43;
-	export_tick(&d);
+	export_now(&d);
 	got = read_file(fx->file);
 	UT_ASSERT(got);
 	UT_ASSERT(has_line(got, "uringtune_sweeps_total 43"));
@@ -921,7 +1085,7 @@ FX_TEST(export_missing_dir)
 	char want[512];
 
 	for (int i = 0; i < 5; i++)
-		export_tick(&d);
+		export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
 	snprintf(want, sizeof(want), "cannot write %s: cannot open the directory: "
 		 "No such file or directory", fx->file);
@@ -937,8 +1101,8 @@ FX_TEST(export_missing_dir)
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), fx->dir), 1);
 
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
-	export_tick(&d);
-	export_tick(&d);
+	export_now(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 	UT_ASSERT_EQ_INT(d.export_errors, 5);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
@@ -958,8 +1122,8 @@ FX_TEST(export_missing_dir)
 	UT_ASSERT_EQ_INT(unlink(fx->file), 0);
 	UT_ASSERT_EQ_INT(rmdir(fx->dir), 0);
 	UT_ASSERT_EQ_INT(write_text(fx->dir, "a file"), 0);
-	export_tick(&d);
-	export_tick(&d);
+	export_now(&d);
+	export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 7);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "Not a directory");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error: "), 2);
@@ -981,13 +1145,13 @@ FX_TEST(export_read_only_dir)
 	}
 	snprintf(fx->mnt, sizeof(fx->mnt), "%s", fx->dir);
 	for (int i = 0; i < 3; i++)
-		export_tick(&d);
+		export_now(&d);
 	UT_ASSERT_EQ_INT(d.export_errors, 3);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "Read-only file system");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error: "), 1);
 	UT_ASSERT_EQ_INT(umount2(fx->dir, 0), 0);
 	fx->mnt[0] = '\0';
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "resumed"), 1);
 }
@@ -997,7 +1161,7 @@ FX_TEST(export_rename_fails)
 {
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
 	UT_ASSERT_EQ_INT(mkdir(fx->file, 0755), 0);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_CONTAINS(d.export_error, "cannot rename: Is a directory");
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 	UT_ASSERT_STR_EQ(list_dir(fx->file), "");
@@ -1009,24 +1173,24 @@ FX_TEST(export_reconfigured)
 	char other[256], other_file[300];
 
 	UT_ASSERT_EQ_INT(mkdir(fx->dir, 0755), 0);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "uringtune.prom");
 
 	snprintf(other, sizeof(other), "%s/other/", fx->root);
 	snprintf(other_file, sizeof(other_file), "%s/other/uringtune.prom", fx->root);
 	UT_ASSERT_EQ_INT(mkdir(other, 0755), 0);
 	snprintf(d.cfg.textfile_dir, sizeof(d.cfg.textfile_dir), "%s", other);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(fx->dir), "");
 	UT_ASSERT_STR_EQ(list_dir(other), "uringtune.prom");
 	/* a trailing '/' is not doubled */
 	UT_ASSERT_STR_EQ(d.export_path, other_file);
 
 	d.cfg.export_textfile = false;
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(list_dir(other), "");
 	UT_ASSERT_STR_EQ(d.export_path, "");
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "removed "), 2);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "error"), 0);
 	UT_ASSERT_EQ_INT(lines_with(logged(fx), "warning"), 0);
@@ -1034,10 +1198,10 @@ FX_TEST(export_reconfigured)
 	/* switched off, a failure is forgotten */
 	d.cfg.export_textfile = true;
 	snprintf(d.cfg.textfile_dir, sizeof(d.cfg.textfile_dir), "%s/missing", fx->root);
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT(d.export_error[0]);
 	d.cfg.export_textfile = false;
-	export_tick(&d);
+	export_now(&d);
 	UT_ASSERT_STR_EQ(d.export_error, "");
 }
 
@@ -1074,6 +1238,9 @@ int main(void)
 	ut_run("self_metrics", self_metrics);
 	ut_run("reload_metrics", reload_metrics);
 	ut_run("one_series_per_pid_fd", one_series_per_pid_fd);
+	ut_run("job_steps_write_the_same", job_steps_write_the_same);
+	ut_run("job_rings_change_between_steps", job_rings_change_between_steps);
+	ut_run("loop_metrics", loop_metrics);
 	ut_run("promtool_accepts", promtool_accepts);
 	ut_run("export_writes_file", export_writes_file);
 	ut_run("export_missing_dir", export_missing_dir);
