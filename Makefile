@@ -109,6 +109,8 @@ TOOLS		+= $(BUILD)/iopoll_load
 TOOLS		+= $(BUILD)/ringentry
 # a peer of the agent socket that is not an agent (tests/integration/agent_hostile_*.sh)
 TOOLS		+= $(BUILD)/agent_hostile
+# a host with many open files (bench/scale.sh)
+TOOLS		+= $(BUILD)/fdhold
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -171,7 +173,8 @@ $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
-$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o \
+		$(BUILD)/tests/tools/holders.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
@@ -197,6 +200,11 @@ $(BUILD)/ringentry: $(BUILD)/tests/tools/ringentry.o $(BUILD)/tests/tools/tool.o
 $(BUILD)/agent_hostile: $(BUILD)/tests/tools/agent_hostile.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+$(BUILD)/fdhold: $(BUILD)/tests/tools/fdhold.o $(BUILD)/tests/tools/tool.o \
+		$(BUILD)/tests/tools/holders.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 # the service manager's end of NOTIFY_SOCKET, for tests: libc only
 $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
