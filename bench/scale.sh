@@ -37,6 +37,8 @@
 #                         (default docs/data/scale_before.csv; "" for none),
 #                         SCALE_BEFORE_LABEL its name in the plot
 #   SCALE_LABEL           this run's name in the plot (default: the revision)
+#   SCALE_FROM            a scale.csv: no measurement, its table, targets and plot
+#                         (the cells and window are that file's)
 # CSV: RESULTS/scale.csv (a row per cell and round), scale_status.csv (every
 # timed status), scale_probe.csv (every probe round trip); plot scale.png.
 # bench/scale_table.sh BEFORE.csv [AFTER.csv] makes docs/BENCHMARKS.md's tables.
@@ -70,6 +72,14 @@ for x in "$B/fdhold" "$B/ringhold" "$DAEMON_BIN" "$CLI_BIN"; do
 	[ -x "$x" ] || fail "$x is not built (make)"
 done
 command -v python3 >/dev/null || fail "python3 is missing (the loop probe)"
+if [ -n "${SCALE_FROM:-}" ]; then
+	[ -f "$SCALE_FROM" ] || fail "SCALE_FROM: no file $SCALE_FROM"
+	SCALE_FILES=$(awk -F, 'NR > 1 && !s[$2]++ {print $2}' "$SCALE_FROM" | xargs)
+	SCALE_RINGS=$(awk -F, 'NR > 1 && !s[$3]++ {print $3}' "$SCALE_FROM" | xargs)
+	SCALE_WINDOW=$(csv_col "$SCALE_FROM" 8 | median)
+	SCALE_ROUNDS=$(csv_col "$SCALE_FROM" 1 | sort -un | wc -l)
+	echo "scale: from $SCALE_FROM (no measurement): files $SCALE_FILES, rings $SCALE_RINGS"
+fi
 read -ra files_list <<<"$SCALE_FILES"
 read -ra rings_list <<<"$SCALE_RINGS"
 echo "scale: RLIMIT_NOFILE hard $(ulimit -Hn) (fdhold and ringhold raise theirs to it)," \
@@ -229,18 +239,28 @@ cell() {
 	stop_daemon
 }
 
-echo "round,files,rings,host_files,daemon_rings,cpu_pct,cpu_pct_schedstat,window_s,probe_n,probe_p50_ms,probe_p99_ms,probe_max_ms,loop_longest_us,loop_longest_after_us,status_p50_ms,status_max_ms,json_p50_ms,json_max_ms,json_bytes,rss_kb_before,rss_kb_after,last_sweep_us,last_sweep_us_after,loadavg" >"$out"
-echo "round,files,rings,view,run,ms" >"$st"
-echo "round,files,rings,n,ms" >"$pr"
-for r in $(seq 1 "$SCALE_ROUNDS"); do
-	for f in "${files_list[@]}"; do
-		hold_files "$f"
-		for n in "${rings_list[@]}"; do
-			cell "$r" "$f" "$n"
+# the cells, round after round: each host size's fd holders serve its ring counts
+measure() {
+	local r f n
+	echo "round,files,rings,host_files,daemon_rings,cpu_pct,cpu_pct_schedstat,window_s,probe_n,probe_p50_ms,probe_p99_ms,probe_max_ms,loop_longest_us,loop_longest_after_us,status_p50_ms,status_max_ms,json_p50_ms,json_max_ms,json_bytes,rss_kb_before,rss_kb_after,last_sweep_us,last_sweep_us_after,loadavg" >"$out"
+	echo "round,files,rings,view,run,ms" >"$st"
+	echo "round,files,rings,n,ms" >"$pr"
+	for r in $(seq 1 "$SCALE_ROUNDS"); do
+		for f in "${files_list[@]}"; do
+			hold_files "$f"
+			for n in "${rings_list[@]}"; do
+				cell "$r" "$f" "$n"
+			done
+			end "$FD_PID"
 		done
-		end "$FD_PID"
 	done
-done
+}
+
+if [ -n "${SCALE_FROM:-}" ]; then
+	cp "$SCALE_FROM" "$out"
+else
+	measure
+fi
 
 # --- summary -----------------------------------------------------------------------
 
@@ -295,8 +315,8 @@ dat=$T/scale_plot.csv
 {
 	for f in "${files_list[@]}"; do
 		for n in "${rings_list[@]}"; do
-			line="$(awk -v f="$f" 'BEGIN {print (f >= 1000 ? f / 1000 "k" : f)}') files"
-			line+=" $(awk -v n="$n" 'BEGIN {print (n >= 1000 ? n / 1000 "k" : n)}') rings"
+			line="$(awk -v f="$f" 'BEGIN {print (f >= 1000 ? f / 1000 "k" : f)}')"
+			line+=" / $(awk -v n="$n" 'BEGIN {print (n >= 1000 ? n / 1000 "k" : n)}')"
 			for src in "${SCALE_BEFORE:-/nonexistent}" "$out"; do
 				for c in 6 17 18 12; do
 					v=
@@ -331,6 +351,7 @@ set boxwidth 0.9
 set logscale y
 set key top left
 set xtics nomirror
+set xlabel 'open files on the host / idle rings' offset 0,0.5
 set title 'idle CPU over ${SCALE_WINDOW} s, % of one core (log scale; 0 shows as 0.01)'
 set yrange [0.005:*]
 $(plot_cols '#2060c0' '($2 < 0.01 ? 0.01 : $2)' '($6 < 0.01 ? 0.01 : $6)')
@@ -344,4 +365,8 @@ set yrange [0.1:*]
 $(plot_cols '#208040' '5' '9')
 unset multiplot
 EOF
-echo "csv: $out $st $pr"
+if [ -n "${SCALE_FROM:-}" ]; then
+	echo "csv: $out (a copy of $SCALE_FROM)"
+else
+	echo "csv: $out $st $pr"
+fi
