@@ -111,6 +111,8 @@ TOOLS		+= $(BUILD)/ringentry
 TOOLS		+= $(BUILD)/agent_hostile
 # a ring's fd moved by fork, SCM_RIGHTS and dup (tests/integration/ring_holders.sh)
 TOOLS		+= $(BUILD)/ringpass
+# a host with many open files (bench/scale.sh)
+TOOLS		+= $(BUILD)/fdhold
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
 
@@ -173,7 +175,8 @@ $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
-$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+$(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o \
+		$(BUILD)/tests/tools/holders.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
@@ -203,6 +206,11 @@ $(BUILD)/ringentry: $(BUILD)/tests/tools/ringentry.o $(BUILD)/tests/tools/tool.o
 $(BUILD)/agent_hostile: $(BUILD)/tests/tools/agent_hostile.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^
+
+$(BUILD)/fdhold: $(BUILD)/tests/tools/fdhold.o $(BUILD)/tests/tools/tool.o \
+		$(BUILD)/tests/tools/holders.o
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
 # the service manager's end of NOTIFY_SOCKET, for tests: libc only
 $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o

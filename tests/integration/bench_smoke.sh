@@ -17,6 +17,7 @@ env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS=
 	NOP_SECONDS=1 NOP_OPS=20000 UDP_COUNT=2000 UDP_WINDOW=8 \
 	RINGS=100 RING_COUNTS="0 100" INTERVAL=1 STATUS_RINGS=200 STATUS_RUNS=2 \
 	BURST=20 GAP_MS=1 \
+	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
 	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
 cat "$T/bench.out"
 
@@ -92,6 +93,16 @@ csv agent_summary.csv "workload,mode,metric,median,lo,hi,vs,ratio,round_ratio_lo
 png agent.png
 table '^work +mode +metric +median'
 table '^nop +idle +ops_per_s +[0-9]'
+
+csv scale.csv "round,files,rings,host_files,daemon_rings,cpu_pct,cpu_pct_schedstat,window_s,probe_n,probe_p50_ms,probe_p99_ms,probe_max_ms,loop_longest_us,loop_longest_after_us,status_p50_ms,status_max_ms,json_p50_ms,json_max_ms,json_bytes,rss_kb_before,rss_kb_after,last_sweep_us,last_sweep_us_after,loadavg"
+csv scale_status.csv "round,files,rings,view,run,ms"
+csv scale_probe.csv "round,files,rings,n,ms"
+png scale.png
+table '^files +rings +idle CPU % \(schedstat\)'
+# the cell asked for: 1000 open files held, 100 idle rings seen by the daemon
+awk -F, 'NR == 2 && $2 == 1000 && $3 == 100 && $5 >= 100 && $9 >= 1 {ok = 1} END {exit !ok}' \
+	"$res/scale.csv" || fail "scale.csv: no row of 1000 files and 100 rings seen: $(sed -n 2p "$res/scale.csv")"
+echo "ok scale.csv: 1000 files, 100 rings seen, probed"
 
 csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"

@@ -2,7 +2,8 @@
 /*
  * ringhold - create io_uring rings with chosen setup flags and hold them
  * open (or churn through create/close cycles), so that tests can watch the
- * daemon discover, classify and tune them.
+ * daemon discover, classify and tune them; or, with --idle, thousands of idle
+ * rings in as many processes as the fd limit needs (bench/scale.sh).
  */
 #include <ctype.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 
 #include <liburing.h>
 
+#include "holders.h"
 #include "tool.h"
 #include "uring_abi.h"
 
@@ -31,6 +33,9 @@
 #define QUEUE_DEPTH		8
 #define SQ_THREAD_IDLE_MS	1000
 #define MAX_RINGS		100000
+/* --idle: rings of 4 entries, set up and never used (no mmap, no traffic) */
+#define MAX_IDLE_RINGS		10000000UL
+#define IDLE_ENTRIES		4
 #define NSEC_PER_SEC		1000000000LL
 /* churn: how often to look for SIGINT/SIGTERM (blocked, so not delivered) */
 #define SIGNAL_CHECK_EVERY	64
@@ -63,6 +68,8 @@ struct opts {
 	bool have_hold;
 	unsigned int hold_s;
 	unsigned int churn;		/* 0 = hold rings instead */
+	unsigned long idle;		/* 0 = not --idle */
+	unsigned long per_proc;		/* --idle: rings per process, 0 = fd limit */
 };
 
 static void usage(FILE *f)
@@ -70,6 +77,7 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " [--flags LIST] [--count N] [--napi-busy-poll-us N] [--napi-prefer]\n"
 		"                [--hold SECONDS] [--churn N]\n"
+		"       " PROG " --idle N [--per-process N] [--flags LIST] [--hold SECONDS]\n"
 		"  --flags LIST            comma list of plain, iopoll, sqpoll, single-issuer,\n"
 		"                          defer-taskrun, coop-taskrun, hybrid-iopoll (plain)\n"
 		"  --count N               rings to create (1)\n"
@@ -79,6 +87,10 @@ static void usage(FILE *f)
 		"  --comm NAME             take this process name first (up to 15 bytes, any bytes)\n"
 		"  --hold SECONDS          hold that long, then exit (default: until SIGINT/SIGTERM)\n"
 		"  --churn N               create and close a ring N times, then hold only if --hold\n"
+		"  --idle N                N idle rings of 4 entries (set up, never mapped or used) in\n"
+		"                          as many processes as RLIMIT_NOFILE (raised to its hard\n"
+		"                          limit) needs; one line per process, then 'ready'\n"
+		"  --per-process N         --idle: at most N rings in one process\n"
 		"While holding: SIGUSR1 closes the rings and opens new ones (same fds),\n"
 		"SIGUSR2 registers NAPI on them (with --napi-later).\n");
 }
@@ -114,6 +126,8 @@ enum {
 	OPT_NAPI_LATER,
 	OPT_COMM,
 	OPT_CHURN,
+	OPT_IDLE,
+	OPT_PER_PROC,
 };
 
 static const struct option long_opts[] = {
@@ -125,6 +139,8 @@ static const struct option long_opts[] = {
 	{ "napi-later",		no_argument,		NULL, OPT_NAPI_LATER },
 	{ "comm",		required_argument,	NULL, OPT_COMM },
 	{ "churn",		required_argument,	NULL, OPT_CHURN },
+	{ "idle",		required_argument,	NULL, OPT_IDLE },
+	{ "per-process",	required_argument,	NULL, OPT_PER_PROC },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
 };
@@ -172,6 +188,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			o->churn = tool_parse_ulong("--churn", optarg, 1, UINT32_MAX,
 					       "a positive integer");
 			break;
+		case OPT_IDLE:
+			o->idle = tool_parse_ulong("--idle", optarg, 1, MAX_IDLE_RINGS,
+						   "an integer from 1 to 10000000");
+			break;
+		case OPT_PER_PROC:
+			o->per_proc = tool_parse_ulong("--per-process", optarg, 1, MAX_IDLE_RINGS,
+						       "a positive integer");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -187,6 +211,10 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		tool_usage_error("--napi-later: needs --napi-busy-poll-us");
 	if (o->churn && have_count)
 		tool_usage_error("--count: not with --churn (churn creates one ring at a time)");
+	if (o->idle && (have_count || o->churn || o->napi_us))
+		tool_usage_error("--idle: not with --count, --churn or --napi-busy-poll-us");
+	if (o->per_proc && !o->idle)
+		tool_usage_error("--per-process: needs --idle");
 }
 
 static int ring_create(const struct opts *o, struct io_uring *ring)
@@ -359,6 +387,63 @@ static int hold_rings(const struct opts *o, const sigset_t *sigs)
 	return ret;
 }
 
+/* in a holder: n rings set up by the system call alone (no mmap: nothing uses them) */
+static int open_idle_rings(unsigned long n, void *arg, struct holder_report *r)
+{
+	const struct opts *o = arg;
+	struct io_uring_params p;
+	int fd;
+
+	for (r->count = 0; r->count < n; r->count++) {
+		memset(&p, 0, sizeof(p));
+		p.flags = o->flags;
+		if (o->flags & UT_SETUP_SQPOLL)
+			p.sq_thread_idle = SQ_THREAD_IDLE_MS;
+		fd = (int)syscall(__NR_io_uring_setup, IDLE_ENTRIES, &p);
+		if (fd < 0)
+			return -errno;
+		if (r->first_fd < 0)
+			r->first_fd = fd;
+		r->last_fd = fd;
+	}
+	return 0;
+}
+
+/* --idle: the rings in holder processes, until SIGINT/SIGTERM or --hold */
+static int hold_idle(struct opts *o, const sigset_t *sigs)
+{
+	struct timespec deadline;
+	unsigned long budget;
+	struct holders h;
+	unsigned int i;
+	int ret;
+
+	ret = holders_fd_budget(&budget);
+	if (ret) {
+		fprintf(stderr, PROG ": RLIMIT_NOFILE: %s\n", strerror(-ret));
+		return ret;
+	}
+	if (o->per_proc > budget)
+		tool_usage_error("--per-process: %lu is over the fd limit's %lu (hard limit less %d)",
+				 o->per_proc, budget, HOLDERS_FD_RESERVE);
+	if (!o->per_proc)
+		o->per_proc = budget;
+	ret = holders_start(&h, o->idle, o->per_proc, open_idle_rings, o);
+	if (ret)
+		return ret;
+	for (i = 0; i < h.nr; i++)
+		printf("holder pid=%d rings=%u fds=%d-%d\n", h.reports[i].pid, h.reports[i].count,
+		       h.reports[i].first_fd, h.reports[i].last_fd);
+	printf("ready rings=%lu processes=%u per_process=%lu\n", o->idle, h.nr, o->per_proc);
+	fflush(stdout);
+	hold_deadline(o, &deadline);
+	/* SIGUSR1/SIGUSR2: nothing to reopen or register on idle rings */
+	while ((ret = hold(o, sigs, &deadline)) == SIGUSR1 || ret == SIGUSR2)
+		;
+	holders_stop(&h);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o;
@@ -384,7 +469,9 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 
-	if (o.churn)
+	if (o.idle)
+		ret = hold_idle(&o, &sigs);
+	else if (o.churn)
 		ret = churn(&o, &sigs);
 	else
 		ret = hold_rings(&o, &sigs);
