@@ -167,7 +167,7 @@ $(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON) $(LIBS_YAJL)
 
 $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -325,7 +325,7 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 # the agent server's message sequences: the same daemon, a fake kernel
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control)
 FUZZ_SRCS_agent_wire	:=
-FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c
+FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build
