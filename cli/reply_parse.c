@@ -20,7 +20,7 @@ struct rp {
 	bool rings_key;		/* the top object's key now is "rings" */
 	bool in_rings;		/* stack[1] is the top object's "rings" array */
 	bool rings_seen;	/* rings were handed to the callback */
-	reply_ring_cb cb;
+	const struct reply_rings *ops;
 	void *arg;
 	int ret;		/* why the parse stopped: -ENOMEM, -EINVAL, the callback's */
 	const char *why;
@@ -51,7 +51,7 @@ static int rp_add(struct rp *p, struct json_object *v)
 		return ret ? rp_fail(p, -ENOMEM, "out of memory") : 1;
 	}
 	if (p->depth == 2 && p->in_rings) {
-		ret = p->cb(v, p->arg);
+		ret = p->ops->ring(v, p->arg);
 		json_object_put(v);
 		return ret ? rp_fail(p, ret, "stopped") : 1;
 	}
@@ -163,16 +163,18 @@ static int on_end(void *ctx)
 static int on_start_array(void *ctx)
 {
 	struct rp *p = ctx;
-	int ret = rp_push(p, json_object_new_array());
+	int err;
 
-	if (ret && p->depth == 2 && p->rings_key) {
+	if (!rp_push(p, json_object_new_array()))
+		return 0;
+	if (p->depth == 2 && p->rings_key) {
 		p->in_rings = true;
 		/* a second "rings": the last one counts */
-		if (p->rings_seen && (ret = p->cb(NULL, p->arg)))
-			return rp_fail(p, ret, "stopped");
+		if (p->rings_seen && (err = p->ops->forget(p->arg)))
+			return rp_fail(p, err, "stopped");
 		p->rings_seen = true;
 	}
-	return ret;
+	return 1;
 }
 
 static const yajl_callbacks callbacks = {
@@ -187,11 +189,11 @@ static const yajl_callbacks callbacks = {
 	.yajl_end_array = on_end,
 };
 
-int reply_parse_rings(const char *buf, size_t len, reply_ring_cb cb, void *arg,
+int reply_parse_rings(const char *buf, size_t len, const struct reply_rings *ops, void *arg,
 		      struct json_object **top, const char **err)
 {
 	static char msg[160];
-	struct rp p = { .cb = cb, .arg = arg };
+	struct rp p = { .ops = ops, .arg = arg };
 	yajl_handle h;
 	yajl_status st;
 	unsigned char *e;
@@ -222,6 +224,9 @@ int reply_parse_rings(const char *buf, size_t len, reply_ring_cb cb, void *arg,
 		yajl_free_error(h, e);
 		p.ret = -EINVAL;
 		p.why = msg;
+	} else if (st != yajl_status_ok && !p.ret) {
+		p.ret = -EINVAL;
+		p.why = "stopped";
 	} else if (st == yajl_status_ok && !json_object_is_type(p.top, json_type_object)) {
 		p.ret = -EINVAL;
 		p.why = "not a JSON object";

@@ -24,20 +24,24 @@
 /* json-c's default depth: deeper replies are refused by both readers */
 #define REPLY_MAX_DEPTH		32
 
-/*
- * One ring, borrowed for the call (the reader puts it after). NULL: a
- * second top-level "rings" came, which replaces the first as it does in
- * json-c: forget the rings handed so far. Returns 0 to go on.
- */
-typedef int (*reply_ring_cb)(struct json_object *ring, void *arg);
+/* what is done with the rings as they come */
+struct reply_rings {
+	/* one ring (NULL: a JSON null), borrowed for the call; 0 to go on */
+	int (*ring)(struct json_object *ring, void *arg);
+	/*
+	 * A second top-level "rings" came, which replaces the first as it
+	 * does in json-c: forget the rings handed so far. 0 to go on.
+	 */
+	int (*forget)(void *arg);
+};
 
 /*
  * Read @len bytes of @buf as exactly one JSON object (whitespace around it
  * allowed). 0 and *top: the object, its top-level "rings" an empty array if
- * its elements went to @cb (the caller puts it). Else -EINVAL (and *err, a
- * description valid until the next call), or what @cb returned.
+ * its elements went to @ops (the caller puts it). Else -EINVAL (and *err, a
+ * description valid until the next call), -ENOMEM, or what @ops returned.
  */
-int reply_parse_rings(const char *buf, size_t len, reply_ring_cb cb, void *arg,
+int reply_parse_rings(const char *buf, size_t len, const struct reply_rings *ops, void *arg,
 		      struct json_object **top, const char **err);
 
 #endif /* UT_CLI_REPLY_PARSE_H */

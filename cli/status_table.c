@@ -338,11 +338,6 @@ int status_table_add(struct st_table *t, struct json_object *ring)
 	size_t cap;
 	int err;
 
-	if (!ring) {
-		/* a second "rings" array replaces the first */
-		status_table_fini(t);
-		return 0;
-	}
 	if (t->err)
 		return t->err == -ENOMEM ? -ENOMEM : 0;
 	if (!json_object_is_type(ring, json_type_object)) {
@@ -367,6 +362,11 @@ int status_table_add(struct st_table *t, struct json_object *ring)
 	if (err)
 		t->err = err;
 	return err == -ENOMEM ? -ENOMEM : 0;
+}
+
+void status_table_forget(struct st_table *t)
+{
+	status_table_fini(t);
 }
 
 void status_table_fini(struct st_table *t)

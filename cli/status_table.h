@@ -45,8 +45,10 @@ struct st_table {
 	const char *why;
 };
 
-/* a ring of the reply (NULL: forget those so far); 0, or -ENOMEM (stop) */
+/* a ring of the reply; 0, or -ENOMEM (stop) */
 int status_table_add(struct st_table *t, struct json_object *ring);
+/* forget the rings added so far (a second "rings" array replaces the first) */
+void status_table_forget(struct st_table *t);
 /*
  * Print as status_table_print() does, @reply's "rings" being an array (its
  * elements were added one by one): 0, -ENOMEM, -EIO, or -EINVAL and *why.
