@@ -91,11 +91,27 @@ static void status_select_of(const struct control_request *r, struct status_sele
 	};
 }
 
+/* a status: the stream that makes it, from the newest statistics */
+static int status_answer(struct ut_daemon *d, const struct control_request *r,
+			 struct control_reply *reply)
+{
+	struct status_select sel;
+
+	inventory_refresh_stats(&d->inv);
+	status_select_of(r, &sel);
+	reply->status = malloc(sizeof(*reply->status));
+	if (!reply->status || status_stream_open(reply->status, d, &sel)) {
+		free(reply->status);
+		reply->status = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
 int control_answer(struct ut_daemon *d, const char *request, size_t len,
 		   struct control_reply *reply)
 {
 	struct control_request r;
-	struct status_select sel;
 	char err[384];
 
 	*reply = (struct control_reply){ 0 };
@@ -104,19 +120,9 @@ int control_answer(struct ut_daemon *d, const char *request, size_t len,
 		reply->text = control_error_reply("%s", err);
 	else if (r.cmd != CONTROL_STATUS)
 		reply->text = handle_change(d, &r);
-	if (reply->text)
-		return 0;
-	if (r.cmd != CONTROL_STATUS)
-		return -ENOMEM;
-	inventory_refresh_stats(&d->inv);
-	status_select_of(&r, &sel);
-	reply->status = malloc(sizeof(*reply->status));
-	if (!reply->status || status_stream_open(reply->status, d, &sel)) {
-		free(reply->status);
-		reply->status = NULL;
-		return -ENOMEM;
-	}
-	return 0;
+	else
+		return status_answer(d, &r, reply);
+	return reply->text ? 0 : -ENOMEM;
 }
 
 char *control_handle(struct ut_daemon *d, const char *request, size_t len)
