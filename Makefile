@@ -62,6 +62,8 @@ LIBS_SYSTEMD	:= $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsy
 LIBS_INIH	:= $(shell $(PKG_CONFIG) --libs inih 2>/dev/null || echo -linih)
 LIBS_JSON	:= $(shell $(PKG_CONFIG) --libs json-c 2>/dev/null || echo -ljson-c)
 CFLAGS_JSON	:= $(shell $(PKG_CONFIG) --cflags json-c 2>/dev/null)
+# the status reply is generated as it is sent (daemon/report/status_writer.c)
+LIBS_YAJL	:= $(shell $(PKG_CONFIG) --libs yajl 2>/dev/null || echo -lyajl)
 LIBS_URING	:= $(shell $(PKG_CONFIG) --libs liburing 2>/dev/null || echo -luring)
 override CFLAGS	+= $(CFLAGS_JSON)
 
@@ -114,7 +116,7 @@ TOOLS		+= $(BUILD)/ringpass
 # a host with many open files (bench/scale.sh)
 TOOLS		+= $(BUILD)/fdhold
 
-DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON)
+DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON) $(LIBS_YAJL)
 
 .PHONY: all deps check run bench clean install
 .DELETE_ON_ERROR:
@@ -169,7 +171,7 @@ $(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON) $(LIBS_YAJL)
 
 $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -339,8 +341,8 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 # the agent server's message sequences: the same daemon, a fake kernel
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control)
 FUZZ_SRCS_agent_wire	:=
-FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c
-FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_INIH) $(LIBS_SYSTEMD)
+FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c
+FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build
 

@@ -68,30 +68,49 @@ static char *daemon_error_msg(struct json_object *e)
 	return msg;
 }
 
-int cli_ask(const char *socket_path, const char *request, struct json_object **reply,
-	    char **msg)
+int cli_ask_raw(const char *socket_path, const char *request, char **buf, size_t *len,
+		char **msg)
 {
 	enum client_stage stage;
-	struct json_object *e;
-	char *buf = NULL;
-	const char *why;
-	size_t len;
 	int err;
 
-	*reply = NULL;
-	err = client_request(socket_path, request, &buf, &len, &stage);
+	*buf = NULL;
+	err = client_request(socket_path, request, buf, len, &stage);
 	if (err) {
 		*msg = client_error_msg(socket_path, err, stage);
 		return -1;
 	}
+	return 0;
+}
+
+int cli_check_error(struct json_object *reply, char **msg)
+{
+	struct json_object *e;
+
+	if (!json_object_object_get_ex(reply, "error", &e))
+		return 0;
+	*msg = daemon_error_msg(e);
+	return -1;
+}
+
+int cli_ask(const char *socket_path, const char *request, struct json_object **reply,
+	    char **msg)
+{
+	const char *why;
+	char *buf;
+	size_t len;
+	int err;
+
+	*reply = NULL;
+	if (cli_ask_raw(socket_path, request, &buf, &len, msg))
+		return -1;
 	err = client_parse_reply(buf, len, reply, &why);
 	free(buf);
 	if (err) {
 		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
 		return -1;
 	}
-	if (json_object_object_get_ex(*reply, "error", &e)) {
-		*msg = daemon_error_msg(e);
+	if (cli_check_error(*reply, msg)) {
 		json_object_put(*reply);
 		*reply = NULL;
 		return -1;

@@ -23,4 +23,15 @@ void cli_put_msg(FILE *f, char *msg, const char *suffix);
 int cli_ask(const char *socket_path, const char *request, struct json_object **reply,
 	    char **msg);
 
+/*
+ * The same, the reply left as the daemon sent it: 0 with *buf (@len bytes,
+ * NUL-terminated; the caller frees), which may still be the daemon's error
+ * (cli_check_error()); or -1 with *msg.
+ */
+int cli_ask_raw(const char *socket_path, const char *request, char **buf, size_t *len,
+		char **msg);
+
+/* @reply is the daemon's error (a top-level "error"): -1 with *msg; else 0 */
+int cli_check_error(struct json_object *reply, char **msg);
+
 #endif /* UT_CLI_ASK_H */

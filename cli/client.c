@@ -215,3 +215,41 @@ fail:
 	json_tokener_free(tok);
 	return -EINVAL;
 }
+
+int client_check_frame(const char *buf, size_t len, const char **err)
+{
+	if (!len) {
+		*err = "empty reply";
+		return -EINVAL;
+	}
+	if (buf[len - 1] != '\n') {
+		*err = "reply cut short (no newline at its end)";
+		return -EINVAL;
+	}
+	if (memchr(buf, '\n', len - 1)) {
+		*err = "more than one line";
+		return -EINVAL;
+	}
+	if (memchr(buf, '\0', len)) {
+		*err = "a NUL byte in the reply";
+		return -EINVAL;
+	}
+	if (len < 3 || buf[0] != '{' || buf[len - 2] != '}') {
+		*err = "not a JSON object";
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool client_reply_is_error(const char *buf, size_t len)
+{
+	size_t i = 0;
+
+	while (i < len && is_json_ws(buf[i]))
+		i++;
+	if (i == len || buf[i++] != '{')
+		return false;
+	while (i < len && is_json_ws(buf[i]))
+		i++;
+	return len - i >= 7 && !memcmp(buf + i, "\"error\"", 7);
+}

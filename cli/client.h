@@ -7,6 +7,7 @@
 #define UT_CLI_CLIENT_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <json-c/json.h>
@@ -48,5 +49,17 @@ int client_request(const char *path, const char *request, char **reply,
  */
 int client_parse_reply(const char *buf, size_t len, struct json_object **obj,
 		       const char **err);
+
+/*
+ * The framing of a reply passed on unparsed (`status --json`): one line,
+ * @len bytes of @buf, holding one JSON object as the daemon writes it: '{'
+ * first, '}' and the newline last, no other newline, no NUL. 0, or -EINVAL
+ * and *err a static description. What is between the braces is the
+ * daemon's: not checked.
+ */
+int client_check_frame(const char *buf, size_t len, const char **err);
+
+/* the reply opens with the member "error": the daemon's refusal, not its answer */
+bool client_reply_is_error(const char *buf, size_t len);
 
 #endif /* UT_CLI_CLIENT_H */

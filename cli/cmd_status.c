@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `uringtune status`, with or without --ring and --json. */
 #include <errno.h>
+#include <stdbool.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,12 +13,16 @@
 #include <json-c/json.h>
 
 #include "ask.h"
+#include "client.h"
 #include "cmd_status.h"
 #include "options.h"
+#include "reply_parse.h"
 #include "ring_view.h"
 #include "status_table.h"
 
 #define STATUS_REQUEST		"{\"cmd\":\"status\"}\n"
+/* the members the table shows only (the daemon's status_json.h) */
+#define TABLE_REQUEST		"{\"cmd\":\"status\",\"view\":\"table\"}\n"
 
 /* widest view drawn, whatever $COLUMNS says */
 #define WIDTH_MAX		1000
@@ -41,29 +46,149 @@ int status_out_width(void)
 	return w > WIDTH_MAX ? WIDTH_MAX : (int)w;
 }
 
-int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width,
-		  char **msg)
+/*
+ * A daemon older than the "view", "pid" and "fd" keys of a status request
+ * refuses them by name: then the whole status is asked for, and what is
+ * needed taken from it.
+ */
+static bool older_daemon(const char *msg)
+{
+	return msg && strstr(msg, "uringtune: daemon: status: unknown key \"");
+}
+
+/* the daemon's error, from a raw reply that opens with one: -1 and *msg; else 0 */
+static int raw_error(const char *buf, size_t len, char **msg)
+{
+	struct json_object *reply;
+	const char *why;
+	int ret;
+
+	if (!client_reply_is_error(buf, len))
+		return 0;
+	if (client_parse_reply(buf, len, &reply, &why)) {
+		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
+		return -1;
+	}
+	ret = cli_check_error(reply, msg);
+	json_object_put(reply);
+	return ret;
+}
+
+/* the raw reply to @request (or, from an older daemon, to the plain status request) */
+static int ask_raw(const struct cli_opts *o, const char *request, char **buf, size_t *len,
+		   char **msg)
+{
+	if (cli_ask_raw(o->socket_path, request, buf, len, msg))
+		return -1;
+	if (!raw_error(*buf, *len, msg))
+		return 0;
+	free(*buf);
+	*buf = NULL;
+	if (!older_daemon(*msg) || !strcmp(request, STATUS_REQUEST))
+		return -1;
+	free(*msg);
+	*msg = NULL;
+	return ask_raw(o, STATUS_REQUEST, buf, len, msg);
+}
+
+/* --json: the daemon's bytes as they came, once their framing is checked */
+static int render_raw(const struct cli_opts *o, FILE *out, char **msg)
+{
+	const char *why;
+	size_t len;
+	char *buf;
+
+	if (ask_raw(o, STATUS_REQUEST, &buf, &len, msg))
+		return -1;
+	if (client_check_frame(buf, len, &why)) {
+		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
+		free(buf);
+		return -1;
+	}
+	fwrite(buf, 1, len, out);
+	free(buf);
+	return 0;
+}
+
+static int table_add(struct json_object *ring, void *arg)
+{
+	return status_table_add(arg, ring);
+}
+
+static int table_forget(void *arg)
+{
+	status_table_forget(arg);
+	return 0;
+}
+
+static const struct reply_rings table_rings = { .ring = table_add, .forget = table_forget };
+
+/* the table, its rings read one at a time from the daemon's table view */
+static int render_table(const struct cli_opts *o, FILE *out, char **msg)
+{
+	struct st_table t = { 0 };
+	struct json_object *reply = NULL;
+	const char *why;
+	size_t len;
+	char *buf;
+	int err, ret = -1;
+
+	if (ask_raw(o, TABLE_REQUEST, &buf, &len, msg))
+		return -1;
+	err = reply_parse_rings(buf, len, &table_rings, &t, &reply, &why);
+	free(buf);
+	if (err == -EINVAL) {
+		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
+		goto out;
+	}
+	if (err) {
+		*msg = cli_msgf("uringtune: %s", strerror(-err));
+		goto out;
+	}
+	if (cli_check_error(reply, msg))
+		goto out;
+	err = status_table_finish(&t, reply, out, &why);
+	if (err == -EINVAL)
+		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
+	else if (err == -ENOMEM)
+		*msg = cli_msgf("uringtune: %s", strerror(ENOMEM));
+	else
+		ret = 0;	/* -EIO: reported by main() with the real errno */
+out:
+	status_table_fini(&t);
+	json_object_put(reply);
+	return ret;
+}
+
+/* --ring: that ring only, asked for by pid and fd */
+static int render_ring(const struct cli_opts *o, FILE *out, int json_flags, int width,
+		       char **msg)
 {
 	struct json_object *reply, *view;
+	char request[96];
 	const char *why, *s;
 	int err, ret = -1;
 
-	if (cli_ask(o->socket_path, STATUS_REQUEST, &reply, msg))
-		return -1;
-	view = reply;
-	if (o->have_ring) {
-		err = rv_find(reply, o->ring_pid, o->ring_fd, &view, &why);
-		if (err == -EINVAL) {
-			*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
-			goto out;
-		}
-		if (err) {
-			*msg = cli_msgf("uringtune: no ring at pid %" PRId64 " fd %" PRId64,
-					o->ring_pid, o->ring_fd);
-			goto out;
-		}
+	snprintf(request, sizeof(request), "{\"cmd\":\"status\",\"pid\":%" PRId64 ",\"fd\":%"
+		 PRId64 "}\n", o->ring_pid, o->ring_fd);
+	if (cli_ask(o->socket_path, request, &reply, msg)) {
+		if (!older_daemon(*msg))
+			return -1;
+		free(*msg);
+		*msg = NULL;
+		if (cli_ask(o->socket_path, STATUS_REQUEST, &reply, msg))
+			return -1;
 	}
-
+	err = rv_find(reply, o->ring_pid, o->ring_fd, &view, &why);
+	if (err == -EINVAL) {
+		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
+		goto out;
+	}
+	if (err) {
+		*msg = cli_msgf("uringtune: no ring at pid %" PRId64 " fd %" PRId64,
+				o->ring_pid, o->ring_fd);
+		goto out;
+	}
 	if (o->json) {
 		s = json_object_to_json_string_ext(view, json_flags);
 		if (!s) {
@@ -73,14 +198,8 @@ int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width
 		fputs(s, out);
 		fputc('\n', out);
 		err = 0;
-	} else if (o->have_ring) {
-		err = rv_print(view, out, width);
 	} else {
-		err = status_table_print(reply, out, &why);
-		if (err == -EINVAL) {
-			*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
-			goto out;
-		}
+		err = rv_print(view, out, width);
 	}
 	if (err == -ENOMEM) {
 		*msg = cli_msgf("uringtune: %s", strerror(ENOMEM));
@@ -91,6 +210,16 @@ int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width
 out:
 	json_object_put(reply);
 	return ret;
+}
+
+int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width,
+		  char **msg)
+{
+	if (o->have_ring)
+		return render_ring(o, out, json_flags, width, msg);
+	if (o->json)
+		return render_raw(o, out, msg);
+	return render_table(o, out, msg);
 }
 
 int cmd_status(const struct cli_opts *o)

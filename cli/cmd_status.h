@@ -11,8 +11,9 @@
 int status_out_width(void);
 
 /*
- * Ask for the status and render it to @out: JSON (json-c @json_flags), the
- * --ring view in @width columns, or the table. Returns 0 (a failed write
+ * Ask for the status and render it to @out: the daemon's JSON as it sent it
+ * (one line), the --ring view in @width columns (with --json: that ring's
+ * object, json-c @json_flags), or the table. Returns 0 (a failed write
  * shows in ferror(@out)), or -1 with *msg (see cli_msgf()).
  */
 int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width,

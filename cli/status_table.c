@@ -332,13 +332,55 @@ static void st_print_line(char *const cell[NR_COLS], const int width[NR_COLS], F
 	fprintf(out, "%s\n", cell[NR_COLS - 1]);
 }
 
-int status_table_print(struct json_object *reply, FILE *out, const char **why)
+int status_table_add(struct st_table *t, struct json_object *ring)
 {
-	struct json_object *daemon, *rings;
-	struct st_row *rows = NULL;
-	int width[NR_COLS];
-	size_t nr = 0, n;
-	int err = 0;
+	struct st_row *rows, *row;
+	size_t cap;
+	int err;
+
+	if (t->err)
+		return t->err == -ENOMEM ? -ENOMEM : 0;
+	if (!json_object_is_type(ring, json_type_object)) {
+		t->err = -EINVAL;
+		t->why = "an entry of \"rings\" is not an object";
+		return 0;
+	}
+	if (t->nr == t->cap) {
+		cap = t->cap ? t->cap * 2 : 64;
+		rows = realloc(t->rows, cap * sizeof(*rows));
+		if (!rows) {
+			t->err = -ENOMEM;
+			return -ENOMEM;
+		}
+		t->rows = rows;
+		t->cap = cap;
+	}
+	row = &t->rows[t->nr];
+	*row = (struct st_row){ .idx = t->nr };
+	t->nr++;	/* freed with the rest, whatever it got */
+	err = st_row_fill(row, ring);
+	if (err)
+		t->err = err;
+	return err == -ENOMEM ? -ENOMEM : 0;
+}
+
+void status_table_forget(struct st_table *t)
+{
+	status_table_fini(t);
+}
+
+void status_table_fini(struct st_table *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		st_row_free(&t->rows[i]);
+	free(t->rows);
+	*t = (struct st_table){ 0 };
+}
+
+/* the reply's shape, as status_table_print() checks it; 0 or -EINVAL */
+static int st_check(struct json_object *reply, const char **why)
+{
+	struct json_object *daemon;
 
 	if (!json_object_is_type(reply, json_type_object)) {
 		*why = "not a JSON object";
@@ -349,37 +391,32 @@ int status_table_print(struct json_object *reply, FILE *out, const char **why)
 		*why = "\"daemon\" is not an object";
 		return -EINVAL;
 	}
-	rings = jget(reply, "rings");
-	if (!json_object_is_type(rings, json_type_array)) {
+	if (!json_object_is_type(jget(reply, "rings"), json_type_array)) {
 		*why = "no \"rings\" array";
 		return -EINVAL;
 	}
+	return 0;
+}
 
-	/* build every cell first: a bad reply prints nothing, widths need all rows */
-	n = json_object_array_length(rings);
-	if (n) {
-		rows = calloc(n, sizeof(*rows));
-		if (!rows)
-			return -ENOMEM;
-	}
-	for (; nr < n; nr++) {
-		struct json_object *ring = json_object_array_get_idx(rings, nr);
+int status_table_finish(struct st_table *t, struct json_object *reply, FILE *out,
+			const char **why)
+{
+	struct json_object *daemon = jget(reply, "daemon");
+	int width[NR_COLS];
+	struct st_row *rows = t->rows;
+	size_t nr = t->nr;
+	int err;
 
-		if (!json_object_is_type(ring, json_type_object)) {
-			*why = "an entry of \"rings\" is not an object";
-			err = -EINVAL;
-			goto out;
-		}
-		rows[nr].idx = nr;
-		err = st_row_fill(&rows[nr], ring);
-		if (err) {
-			nr++;	/* free what this row got */
-			goto out;
-		}
+	/* a bad reply prints nothing */
+	err = st_check(reply, why);
+	if (err)
+		return err;
+	if (t->err) {
+		*why = t->why;
+		return t->err;
 	}
 	if (nr)
 		qsort(rows, nr, sizeof(*rows), st_row_cmp);
-
 	for (int c = 0; c < NR_COLS; c++) {
 		width[c] = (int)strlen(st_col_names[c]);
 		for (size_t i = 0; i < nr; i++) {
@@ -402,11 +439,25 @@ int status_table_print(struct json_object *reply, FILE *out, const char **why)
 				fprintf(out, "%s\n", rows[i].iopoll);
 		}
 	}
-	if (ferror(out))
-		err = -EIO;
-out:
-	for (size_t i = 0; i < nr; i++)
-		st_row_free(&rows[i]);
-	free(rows);
+	return ferror(out) ? -EIO : 0;
+}
+
+int status_table_print(struct json_object *reply, FILE *out, const char **why)
+{
+	struct st_table t = { 0 };
+	struct json_object *rings;
+	size_t n;
+	int err;
+
+	err = st_check(reply, why);
+	if (err)
+		return err;
+	/* build every cell first: a bad reply prints nothing, widths need all rows */
+	rings = jget(reply, "rings");
+	n = json_object_array_length(rings);
+	for (size_t i = 0; i < n && !t.err; i++)
+		status_table_add(&t, json_object_array_get_idx(rings, i));
+	err = status_table_finish(&t, reply, out, why);
+	status_table_fini(&t);
 	return err;
 }

@@ -7,6 +7,7 @@
 #ifndef UT_CLI_STATUS_TABLE_H
 #define UT_CLI_STATUS_TABLE_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include <json-c/json.h>
@@ -31,5 +32,29 @@ char *status_cell_managed(struct json_object *ring);
  * nothing was printed and *why says what is wrong.
  */
 int status_table_print(struct json_object *reply, FILE *out, const char **why);
+
+/*
+ * The same, a ring at a time (reply_parse.h): rows gathered as the rings
+ * come, printed at the end (widths need every row). { 0 } is empty.
+ */
+struct st_row;
+struct st_table {
+	struct st_row *rows;
+	size_t nr, cap;
+	int err;		/* the first ring's error: -EINVAL (why), -ENOMEM */
+	const char *why;
+};
+
+/* a ring of the reply; 0, or -ENOMEM (stop) */
+int status_table_add(struct st_table *t, struct json_object *ring);
+/* forget the rings added so far (a second "rings" array replaces the first) */
+void status_table_forget(struct st_table *t);
+/*
+ * Print as status_table_print() does, @reply's "rings" being an array (its
+ * elements were added one by one): 0, -ENOMEM, -EIO, or -EINVAL and *why.
+ */
+int status_table_finish(struct st_table *t, struct json_object *reply, FILE *out,
+			const char **why);
+void status_table_fini(struct st_table *t);
 
 #endif /* UT_CLI_STATUS_TABLE_H */

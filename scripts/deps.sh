@@ -8,7 +8,7 @@ set -u
 
 # build: compilers, BPF toolchain, libraries
 PKGS="make gcc clang llvm pkg-config bpftool libbpf-dev libelf-dev zlib1g-dev
-libsystemd-dev libinih-dev libjson-c-dev liburing-dev"
+libsystemd-dev libinih-dev libjson-c-dev libyajl-dev liburing-dev"
 # make check: fuzz targets (clang's libFuzzer, ASan and UBSan runtimes;
 # gcc's come with gcc)
 PKGS="$PKGS libclang-rt-dev"

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The control socket: its listening socket, and the answer to one request. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,7 +14,6 @@
 #include "control_request.h"
 #include "inventory.h"
 #include "io_util.h"
-#include "status_json.h"
 
 int control_listen(const char *path, char *err, size_t errlen)
 {
@@ -83,23 +83,58 @@ static char *handle_change(struct ut_daemon *d, const struct control_request *r)
 	return ret ? control_error_reply("%s", err) : ok_via_agent(d, r->pid, r->fd);
 }
 
-char *control_handle(struct ut_daemon *d, const char *request, size_t len)
+/* what a status request selects */
+static void status_select_of(const struct control_request *r, struct status_select *sel)
+{
+	*sel = (struct status_select){
+		.table = r->table, .one = r->ring, .pid = r->pid, .fd = r->fd,
+	};
+}
+
+/* a status: the stream that makes it, from the newest statistics */
+static int status_answer(struct ut_daemon *d, const struct control_request *r,
+			 struct control_reply *reply)
+{
+	struct status_select sel;
+
+	inventory_refresh_stats(&d->inv);
+	status_select_of(r, &sel);
+	reply->status = malloc(sizeof(*reply->status));
+	if (!reply->status || status_stream_open(reply->status, d, &sel)) {
+		free(reply->status);
+		reply->status = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int control_answer(struct ut_daemon *d, const char *request, size_t len,
+		   struct control_reply *reply)
 {
 	struct control_request r;
-	struct json_object *reply;
 	char err[384];
-	char *out;
 
+	*reply = (struct control_reply){ 0 };
 	/* the whole request is checked before anything is done */
 	if (control_request_parse(request, len, &r, err, sizeof(err)))
-		return control_error_reply("%s", err);
-	if (r.cmd != CONTROL_STATUS)
-		return handle_change(d, &r);
-	inventory_refresh_stats(&d->inv);
-	reply = status_json(d);
-	if (!reply)
+		reply->text = control_error_reply("%s", err);
+	else if (r.cmd != CONTROL_STATUS)
+		reply->text = handle_change(d, &r);
+	else
+		return status_answer(d, &r, reply);
+	return reply->text ? 0 : -ENOMEM;
+}
+
+char *control_handle(struct ut_daemon *d, const char *request, size_t len)
+{
+	struct control_reply r;
+	char *out;
+
+	if (control_answer(d, request, len, &r))
 		return NULL;
-	out = strdup(json_object_to_json_string_ext(reply, JSON_C_TO_STRING_PLAIN));
-	json_object_put(reply);
+	if (r.text)
+		return r.text;
+	out = status_stream_all(r.status, d);
+	free(r.status);
 	return out;
 }

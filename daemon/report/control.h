@@ -3,7 +3,8 @@
  * The control socket: AF_UNIX stream, root only (0600). A client writes one
  * JSON request line ({"cmd":"status"}), the daemon answers with one JSON
  * object and a newline, and closes. How clients are served without ever
- * blocking the loop: control_server.h.
+ * blocking the loop: control_server.h; the status reply is made as the
+ * client reads it (status_stream.h).
  */
 #ifndef UT_CONTROL_H
 #define UT_CONTROL_H
@@ -11,15 +12,30 @@
 #include <stddef.h>
 
 #include "daemon.h"
+#include "status_stream.h"
 
 /* listening socket at path (its directory is created); fd or -errno, err says why */
 int control_listen(const char *path, char *err, size_t errlen);
 void control_close(int fd, const char *path);
 
+/* the answer to one request: a short text, or a status reply to stream */
+struct control_reply {
+	char *text;			/* one JSON object, no newline; NULL for a status */
+	struct status_stream *status;	/* the status, made as the client reads */
+};
+
 /*
- * The reply to one request of @len bytes (NULs included, no newline), as
- * one JSON object without a newline; NULL if out of memory. Caller frees.
- * The request is checked whole (control_request.h) before anything is done.
+ * The answer to one request of @len bytes (NULs included, no newline): 0
+ * and *r (the caller frees r->text, or closes and frees r->status), or
+ * -ENOMEM. The request is checked whole (control_request.h) before
+ * anything is done.
+ */
+int control_answer(struct ut_daemon *d, const char *request, size_t len,
+		   struct control_reply *r);
+
+/*
+ * The same answer as one string, the status made whole (tests and the fuzz
+ * target): one JSON object without a newline; NULL if out of memory.
  */
 char *control_handle(struct ut_daemon *d, const char *request, size_t len);
 

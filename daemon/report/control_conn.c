@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * One control client: read its request line as it comes, answer it, write
- * the reply as the socket drains, close; dropped at its deadline. Nothing
+ * the reply as the socket drains (a status reply is made as it drains, a
+ * bounded batch at a time), close; dropped at its deadline. Nothing
  * here waits: every recv and send is MSG_DONTWAIT, and a send never raises
  * SIGPIPE (MSG_NOSIGNAL), whatever the client did.
  */
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +50,10 @@ void control_conn_close(struct control_conn *c)
 	sd_event_source_disable_unref(c->deadline);
 	control_close_fd(c->fd);
 	free(c->reply);
+	if (c->status) {
+		status_stream_close(c->status);
+		free(c->status);
+	}
 	if (c->next)
 		c->next->pprev = c->pprev;
 	*c->pprev = c->next;
@@ -70,58 +76,149 @@ static void note(struct control_conn *c, struct control_note *n, const char *wha
 			 (unsigned int)c->peer.uid);
 }
 
-/* as much of the reply as the socket takes now; closes the client when done or gone */
-static void conn_write(struct control_conn *c)
+/* the time one turn of the loop spent on this client (@t0: when it began) */
+static void conn_step(struct control_conn *c, uint64_t t0)
 {
-	while (c->sent < c->reply_len) {
-		ssize_t n = send(c->fd, c->reply + c->sent, c->reply_len - c->sent,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+	uint64_t dt = now_ns() - t0;
 
+	if (!c->steps++)
+		c->first_step_ns = dt;
+	else if (dt > c->step_max_ns)
+		c->step_max_ns = dt;
+}
+
+/* the reply is out (or cannot be): a line for whoever debugs, memory back, close */
+static void conn_done(struct control_conn *c, uint64_t t0)
+{
+	struct status_stream *s = c->status;
+	bool trim = s && c->bytes >= CONTROL_TRIM_BYTES;
+
+	conn_step(c, t0);
+	if (s)
+		log_debug("control socket: client pid %d: status of %zu rings (%zu gone meanwhile), "
+			  "%zu bytes in %u turns of the loop over %.1f ms: the first (request, "
+			  "statistics, ring list) %.2f ms, the longest after it %.2f ms",
+			  c->peer.pid, s->rings_written, s->rings_gone, c->bytes, c->steps,
+			  (now_ns() - c->answered_ns) / 1e6, c->first_step_ns / 1e6,
+			  c->step_max_ns / 1e6);
+	control_conn_close(c);
+	/*
+	 * A large reply leaves free memory at the top of the heap and between
+	 * live chunks; give it back rather than keep the peak for ever.
+	 */
+	if (trim)
+		malloc_trim(0);
+}
+
+/*
+ * The bytes to send next: the short reply's rest, or the status stream's
+ * buffer, refilled when empty. 0 (*len 0: all sent), 1 when this turn of
+ * the loop made its share (@made: bytes made in it), or -errno.
+ */
+static int conn_out(struct control_conn *c, size_t *made, const char **p, size_t *len)
+{
+	struct status_stream *s = c->status;
+	int ret;
+
+	if (!s) {
+		*p = c->reply + c->sent;
+		*len = c->reply_len - c->sent;
+		return 0;
+	}
+	if (!s->w.len && !s->done) {
+		if (*made >= CONTROL_STEP_BYTES)
+			return 1;
+		ret = status_stream_fill(s, c->srv->d, CONTROL_CHUNK_BYTES);
+		if (ret)
+			return ret;
+		*made += s->w.len;
+	}
+	*p = s->w.buf;
+	*len = s->w.len;
+	return 0;
+}
+
+/*
+ * As much of the reply as the socket takes now, made as it goes; closes the
+ * client when done or gone. A turn of the loop makes CONTROL_STEP_BYTES at
+ * most: a fast reader does not hold the loop for a whole large reply.
+ */
+static void conn_write(struct control_conn *c, uint64_t t0)
+{
+	size_t made = 0, len;
+	const char *p;
+	ssize_t n;
+	int ret;
+
+	for (;;) {
+		ret = conn_out(c, &made, &p, &len);
+		if (ret > 0)
+			goto again;
+		if (ret < 0) {
+			log_err("control socket: client pid %d: status reply cut short after %zu "
+				"bytes: %s", c->peer.pid, c->bytes, strerror(-ret));
+			break;
+		}
+		if (!len)
+			break;
+		n = send(c->fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n >= 0) {
-			c->sent += (size_t)n;
+			c->bytes += (size_t)n;
+			if (c->status)
+				sw_drop(&c->status->w, (size_t)n);
+			else
+				c->sent += (size_t)n;
 			continue;
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK) {
-			sd_event_source_set_io_events(c->io, EPOLLOUT);
-			return;
-		}
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			goto again;
 		/* EPIPE, ECONNRESET: Ctrl-C on `uringtune status`, or a client that never reads */
-		log_debug("control socket: client pid %d went away after %zu of %zu bytes of its "
-			  "reply: %s", c->peer.pid, c->sent, c->reply_len, strerror(errno));
+		log_debug("control socket: client pid %d went away after %zu bytes of its reply: %s",
+			  c->peer.pid, c->bytes, strerror(errno));
 		break;
 	}
-	control_conn_close(c);
+	conn_done(c, t0);
+	return;
+again:
+	/* when the socket drains (at once if it already has room) */
+	sd_event_source_set_io_events(c->io, EPOLLOUT);
+	conn_step(c, t0);
 }
 
-/* the reply (NULL: out of memory) goes out with its newline */
-static void conn_answer(struct control_conn *c, char *reply)
+/* the answer (NULL reply text and stream: out of memory) goes out, a newline after it */
+static void conn_answer(struct control_conn *c, char *reply, struct status_stream *status,
+			uint64_t t0)
 {
 	size_t len;
 	char *r;
 
-	if (!reply) {
+	c->answered_ns = t0;
+	if (!reply && !status) {
 		log_err("control socket: out of memory answering client pid %d", c->peer.pid);
 		control_conn_close(c);
 		return;
 	}
-	len = strlen(reply);
-	r = realloc(reply, len + 2);
-	if (!r) {
-		free(reply);
-		conn_answer(c, NULL);
-		return;
+	if (reply) {
+		len = strlen(reply);
+		r = realloc(reply, len + 2);
+		if (!r) {
+			free(reply);
+			conn_answer(c, NULL, NULL, t0);
+			return;
+		}
+		memcpy(r + len, "\n", 2);
+		c->reply = r;
+		c->reply_len = len + 1;
 	}
-	memcpy(r + len, "\n", 2);
-	c->reply = r;
-	c->reply_len = len + 1;
+	c->status = status;
 	/* the time to read the reply starts now */
 	if (sd_event_source_set_time_relative(c->deadline, CONTROL_DEADLINE_MS * 1000ULL) < 0 ||
 	    sd_event_source_set_enabled(c->deadline, SD_EVENT_ONESHOT) < 0)
 		log_debug("control socket: client pid %d: its reply keeps the request's deadline",
 			  c->peer.pid);
-	conn_write(c);
+	conn_write(c, t0);
 }
 
 /* what came so far: 1 to wait for more, 0 at EOF, -errno if the client is gone */
@@ -147,9 +244,10 @@ static int conn_recv(struct control_conn *c)
 	return 1;
 }
 
-static void conn_read(struct control_conn *c)
+static void conn_read(struct control_conn *c, uint64_t t0)
 {
 	struct ut_daemon *d = c->srv->d;
+	struct control_reply reply;
 	size_t len;
 	int ret;
 
@@ -171,14 +269,16 @@ static void conn_read(struct control_conn *c)
 		note(c, &c->srv->refused, "refused a request line longer than "
 		     UT_STR(CONTROL_REQUEST_MAX) " bytes");
 		conn_answer(c, control_error_reply("request longer than %d bytes (newline "
-						   "included): refused", CONTROL_REQUEST_MAX));
+						   "included): refused", CONTROL_REQUEST_MAX), NULL, t0);
 		return;
 	case CONTROL_FRAME_LINE:
 		break;
 	}
 	/* answer from the newest state: ring events first */
 	daemon_events(d);
-	conn_answer(c, control_handle(d, c->req, len));
+	if (control_answer(d, c->req, len, &reply))
+		reply = (struct control_reply){ 0 };
+	conn_answer(c, reply.text, reply.status, t0);
 }
 
 static int on_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
@@ -187,10 +287,10 @@ static int on_io(sd_event_source *s, int fd, uint32_t revents, void *arg)
 
 	(void)fd, (void)revents;
 	loop_source_enter(s);
-	if (c->reply)
-		conn_write(c);
+	if (c->reply || c->status)
+		conn_write(c, now_ns());
 	else
-		conn_read(c);
+		conn_read(c, now_ns());
 	return 0;
 }
 
@@ -202,7 +302,11 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 
 	(void)usec;
 	loop_source_enter(s);
-	if (c->reply) {
+	if (c->status) {
+		snprintf(what, sizeof(what), "dropped a client that read %zu bytes of its status "
+			 "reply (%zu of %zu rings) in the %d ms it had", c->bytes,
+			 c->status->rings_written, c->status->n, CONTROL_DEADLINE_MS);
+	} else if (c->reply) {
 		snprintf(what, sizeof(what), "dropped a client that read %zu of the %zu bytes of "
 			 "its reply in the %d ms it had", c->sent, c->reply_len, CONTROL_DEADLINE_MS);
 	} else {

@@ -12,6 +12,7 @@
 #include "control_limits.h"
 #include "control_request.h"
 #include "daemon.h"
+#include "status_stream.h"
 
 struct control_conn;
 
@@ -37,8 +38,16 @@ struct control_conn {
 	sd_event_source *deadline;
 	size_t have;			/* request bytes read */
 	char req[CONTROL_REQUEST_MAX];
-	char *reply;			/* NULL while reading */
+	/* the answer: a short reply, or a status made as the socket drains */
+	char *reply;
 	size_t reply_len, sent;
+	struct status_stream *status;
+	/* how the answer went, for the log */
+	uint64_t answered_ns;		/* when the request was read */
+	uint64_t first_step_ns;		/* the turn of the loop that read and answered it */
+	uint64_t step_max_ns;		/* the longest turn after it */
+	unsigned int steps;
+	size_t bytes;			/* sent in all */
 };
 
 /* serve the accepted client @fd (non-blocking) of @peer; 0, or -errno and @fd closed */

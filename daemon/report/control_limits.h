@@ -14,18 +14,29 @@
 
 /*
  * In all: each client holds an fd, its request (4 KiB) and, once answered,
- * its reply (a status with 10 000 rings is ~6 MB). Per user: so that one
+ * a batch of its reply (CONTROL_CHUNK_BYTES, and 8 bytes per ring for a
+ * status: the rings' addresses). Per user: so that one
  * user's clients leave room for another's (root's, if the socket's mode is
  * ever opened up). 60 clients of one user still fit.
  */
 #define CONTROL_MAX_CLIENTS	128
 #define CONTROL_MAX_PER_UID	64
 /*
- * From accept to the end of the request line, and again from the reply
- * being ready to its last byte read (building it is the daemon's time, not
- * the client's: ~0.5 s for 10 000 rings); then the client is dropped.
+ * From accept to the end of the request line, and again from the answer
+ * to the reply's last byte read (a status reply is made as it is read:
+ * ~20 ms of the daemon's time for 10 000 rings); then the client is dropped.
  */
 #define CONTROL_DEADLINE_MS	2000
+/*
+ * A status reply is made CONTROL_CHUNK_BYTES at a time, when the socket
+ * has taken the last batch, and at most CONTROL_STEP_BYTES in one turn of
+ * the loop (~1 ms at 10 000 rings here): a reader that keeps up does not
+ * hold the loop for the whole reply, a slow one holds one batch.
+ */
+#define CONTROL_CHUNK_BYTES	(64UL << 10)
+#define CONTROL_STEP_BYTES	(256UL << 10)
+/* after a reply this large, free memory goes back to the system (malloc_trim) */
+#define CONTROL_TRIM_BYTES	(1UL << 20)
 /* at most one line a minute about refused or dropped clients (with a count) */
 #define CONTROL_NOTE_EVERY_MS	60000
 

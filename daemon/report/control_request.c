@@ -18,7 +18,7 @@ static const struct {
 	enum control_cmd cmd;
 	const char *keys;
 } commands[] = {
-	{ "status", CONTROL_STATUS, "" },
+	{ "status", CONTROL_STATUS, "view, pid, fd" },
 	{ "set", CONTROL_SET, "pid, fd, busy_poll_us, prefer, static, force" },
 	{ "reset", CONTROL_RESET, "pid, fd" },
 };
@@ -128,6 +128,23 @@ static int ring_members(struct json_object *o, const char *cmd, struct control_r
 	return 0;
 }
 
+/* status: "view", "full" (the default) or "table" */
+static int view_member(struct json_object *o, struct control_request *r, char *err,
+		       size_t errlen)
+{
+	struct json_object *v;
+	const char *view;
+
+	if (!json_object_object_get_ex(o, "view", &v))
+		return 0;
+	view = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	if (view && !strcmp(view, "table"))
+		r->table = true;
+	else if (!view || strcmp(view, "full"))
+		return refuse(err, errlen, "status: expected \"view\" as \"full\" or \"table\"");
+	return 0;
+}
+
 /* the command of object @o, its keys known, its members into @r */
 static int members(struct json_object *o, struct control_request *r, char *err, size_t errlen)
 {
@@ -151,8 +168,8 @@ static int members(struct json_object *o, struct control_request *r, char *err, 
 				      commands[i].keys[0] ? "known: " : "it takes no other key",
 				      commands[i].keys);
 	}
-	if (r->cmd == CONTROL_STATUS)
-		return 0;
+	if (r->cmd == CONTROL_STATUS && view_member(o, r, err, errlen))
+		return -EINVAL;
 	return ring_members(o, cmd, r, err, errlen);
 }
 

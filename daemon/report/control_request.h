@@ -4,7 +4,7 @@
  * request line ends, and what it asks. Everything is checked before anything
  * is done: a request is read one way or refused.
  *
- *	{"cmd":"status"}
+ *	{"cmd":"status"[,"view":"full"|"table"][,"pid":P,"fd":F]}
  *	{"cmd":"set","pid":P,"fd":F,"busy_poll_us":N[,"prefer":B][,"static":B][,"force":B]}
  *	{"cmd":"reset"[,"pid":P,"fd":F]}
  */
@@ -26,9 +26,11 @@ enum control_cmd {
 
 struct control_request {
 	enum control_cmd cmd;
-	bool ring;		/* pid and fd given (set: always) */
+	bool ring;		/* pid and fd given (set: always; status: that ring only) */
 	pid_t pid;
 	int fd;
+	/* status: "view":"table", the members the table shows only (status_json.h) */
+	bool table;
 	/* set */
 	unsigned int busy_poll_us;
 	bool prefer;

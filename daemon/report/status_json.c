@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Building the status reply with json-c. */
+/* The status reply's members, written as they are generated (status_json.h). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "abi_names.h"
 #include "agent_conn.h"
@@ -16,26 +17,21 @@
 #include "tunable.h"
 #include "version.h"
 
-static struct json_object *u64_json(uint64_t v)
+/* the non-zero IDs of @ids */
+static void ids_write(struct status_writer *w, const char *key, const uint32_t *ids, size_t n)
 {
-	return json_object_new_uint64(v);
-}
-
-static struct json_object *ids_json(const uint32_t *ids, size_t n)
-{
-	struct json_object *a = json_object_new_array();
-
+	sw_array(w, key);
 	for (size_t i = 0; i < n; i++)
 		if (ids[i])
-			json_object_array_add(a, json_object_new_int64(ids[i]));
-	return a;
+			sw_u64(w, NULL, ids[i]);
+	sw_array_end(w);
 }
 
-static struct json_object *flags_json(uint32_t flags)
+static void flags_write(struct status_writer *w, uint32_t flags)
 {
-	struct json_object *a = json_object_new_array();
 	char unknown[16];
 
+	sw_array(w, "setup_flags");
 	for (unsigned int bit = 0; bit < 32; bit++) {
 		const char *name;
 
@@ -46,62 +42,67 @@ static struct json_object *flags_json(uint32_t flags)
 			snprintf(unknown, sizeof(unknown), "0x%x", 1U << bit);
 			name = unknown;
 		}
-		json_object_array_add(a, json_object_new_string(name));
+		sw_str(w, NULL, name);
 	}
-	return a;
+	sw_array_end(w);
 }
 
-static struct json_object *napi_json(const struct ut_napi_state *n)
+static void hist_write(struct status_writer *w, const char *key, const __u64 *hist)
 {
-	struct json_object *o = json_object_new_object();
+	sw_array(w, key);
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		sw_u64(w, NULL, hist[i]);
+	sw_array_end(w);
+}
+
+static void napi_write(struct status_writer *w, const struct ut_napi_state *n)
+{
 	const char *tracking = n->enabled ? track_mode_name(n->track_mode) : NULL;
 
-	json_object_object_add(o, "enabled", json_object_new_boolean(n->enabled));
-	json_object_object_add(o, "busy_poll_us", u64_json(n->busy_poll_ns / 1000));
-	json_object_object_add(o, "prefer_busy_poll", json_object_new_boolean(n->prefer));
-	json_object_object_add(o, "tracking",
-			       json_object_new_string(tracking ? tracking : "inactive"));
-	return o;
+	sw_object(w, "napi");
+	sw_bool(w, "enabled", n->enabled);
+	sw_u64(w, "busy_poll_us", n->busy_poll_ns / 1000);
+	sw_bool(w, "prefer_busy_poll", n->prefer);
+	sw_str(w, "tracking", tracking ? tracking : "inactive");
+	sw_object_end(w);
 }
 
-static struct json_object *waits_json(const struct ut_ring_stats *s)
+static void waits_write(struct status_writer *w, const struct ut_ring_stats *s)
 {
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "total", u64_json(s->waits));
-	json_object_object_add(o, "no_sleep", u64_json(s->waits_nosleep));
-	json_object_object_add(o, "slept", u64_json(s->waits - s->waits_nosleep));
-	return o;
+	sw_object(w, "waits");
+	sw_u64(w, "total", s->waits);
+	sw_u64(w, "no_sleep", s->waits_nosleep);
+	sw_u64(w, "slept", s->waits - s->waits_nosleep);
+	sw_object_end(w);
 }
 
-static struct json_object *busy_json(const struct ut_ring_stats *s)
+static void busy_write(struct status_writer *w, const struct ut_ring_stats *s, bool table)
 {
-	struct json_object *o = json_object_new_object();
-	struct json_object *hist = json_object_new_array();
-
-	json_object_object_add(o, "windows", u64_json(s->busy_windows));
-	json_object_object_add(o, "paid_off", u64_json(s->busy_paid));
-	json_object_object_add(o, "hit_rate", s->busy_windows ?
-			       json_object_new_double((double)s->busy_paid / s->busy_windows) :
-			       NULL);
-	json_object_object_add(o, "time_ns", u64_json(s->busy_ns));
-	for (int i = 0; i < UT_HIST_SLOTS; i++)
-		json_object_array_add(hist, u64_json(s->busy_hist[i]));
-	json_object_object_add(o, "hist_log2_ns", hist);
-	return o;
+	sw_object(w, "busy_poll");
+	sw_u64(w, "windows", s->busy_windows);
+	sw_u64(w, "paid_off", s->busy_paid);
+	if (s->busy_windows)
+		sw_double(w, "hit_rate", (double)s->busy_paid / s->busy_windows);
+	else
+		sw_null(w, "hit_rate");
+	if (!table) {
+		sw_u64(w, "time_ns", s->busy_ns);
+		hist_write(w, "hist_log2_ns", s->busy_hist);
+	}
+	sw_object_end(w);
 }
 
-static struct json_object *hist_json(const __u64 *hist)
+static void u64_or_null(struct status_writer *w, const char *key, bool have, uint64_t v)
 {
-	struct json_object *a = json_object_new_array();
-
-	for (int i = 0; i < UT_HIST_SLOTS; i++)
-		json_object_array_add(a, u64_json(hist[i]));
-	return a;
+	if (have)
+		sw_u64(w, key, v);
+	else
+		sw_null(w, key);
 }
 
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
-static struct json_object *iopoll_json(const struct ut_ring *ring, const struct ut_iopoll *io)
+static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
+			 const struct ut_iopoll *io, bool table)
 {
 	static const char *const classes[UT_IOP_CLASSES] = {
 		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
@@ -110,89 +111,91 @@ static struct json_object *iopoll_json(const struct ut_ring *ring, const struct 
 	static const struct ut_iopoll_stats none;
 	const struct ut_iopoll_stats *s = ring->obs.have_iop ? ring->obs.iop : &none;
 	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
-	struct json_object *o = json_object_new_object();
-	struct json_object *by_op = json_object_new_object();
-	struct json_object *advice = json_object_new_object();
 	struct iopoll_summary sum;
 	struct iopoll_advice adv;
 
 	iopoll_summarize(s, &sum);
 	iopoll_advise(&sum, hybrid, s->hybrid_poll_time_ns, &adv);
-	json_object_object_add(o, "mode", json_object_new_string(hybrid ? "hybrid" : "classic"));
+	sw_object(w, "iopoll");
+	sw_str(w, "mode", hybrid ? "hybrid" : "classic");
 	/* requests before the hooks went on were not counted */
-	json_object_object_add(o, "partial", json_object_new_boolean(!io->attached ||
-				       ring->obs.first_seen_ns < io->attached_ns));
-	json_object_object_add(o, "completions", u64_json(sum.completions));
-	json_object_object_add(o, "in_flight", u64_json(sum.in_flight));
-	json_object_object_add(o, "p50_ns", sum.completions ? u64_json(sum.p50_ns) : NULL);
-	json_object_object_add(o, "p99_ns", sum.completions ? u64_json(sum.p99_ns) : NULL);
-	json_object_object_add(o, "mean_ns", sum.completions ? u64_json(sum.mean_ns) : NULL);
-	json_object_object_add(o, "hist_log2_ns", hist_json(sum.hist));
-	for (int c = 0; c < UT_IOP_CLASSES; c++) {
-		struct json_object *one;
-
-		if (!s->completions[c])
-			continue;
-		one = json_object_new_object();
-		json_object_object_add(one, "completions", u64_json(s->completions[c]));
-		json_object_object_add(one, "hist_log2_ns", hist_json(s->hist[c]));
-		json_object_object_add(by_op, classes[c], one);
+	sw_bool(w, "partial", !io->attached || ring->obs.first_seen_ns < io->attached_ns);
+	sw_u64(w, "completions", sum.completions);
+	sw_u64(w, "in_flight", sum.in_flight);
+	u64_or_null(w, "p50_ns", sum.completions, sum.p50_ns);
+	u64_or_null(w, "p99_ns", sum.completions, sum.p99_ns);
+	u64_or_null(w, "mean_ns", sum.completions, sum.mean_ns);
+	if (!table) {
+		hist_write(w, "hist_log2_ns", sum.hist);
+		sw_object(w, "by_op");
+		for (int c = 0; c < UT_IOP_CLASSES; c++) {
+			if (!s->completions[c])
+				continue;
+			sw_object(w, classes[c]);
+			sw_u64(w, "completions", s->completions[c]);
+			hist_write(w, "hist_log2_ns", s->hist[c]);
+			sw_object_end(w);
+		}
+		sw_object_end(w);
 	}
-	json_object_object_add(o, "by_op", by_op);
 	/* the kernel starts it at LLONG_MAX and only lowers it */
-	json_object_object_add(o, "hybrid_poll_time_ns",
-			       hybrid && s->hybrid_poll_time_ns &&
-			       s->hybrid_poll_time_ns < (uint64_t)INT64_MAX ?
-			       u64_json(s->hybrid_poll_time_ns) : NULL);
-	json_object_object_add(advice, "hybrid_cpu_saving", json_object_new_double(adv.cpu_saving));
-	json_object_object_add(advice, "recommend_hybrid", json_object_new_boolean(adv.recommend));
-	json_object_object_add(advice, "why", json_object_new_string(adv.why));
-	json_object_object_add(o, "advice", advice);
-	return o;
+	u64_or_null(w, "hybrid_poll_time_ns", hybrid && s->hybrid_poll_time_ns &&
+		    s->hybrid_poll_time_ns < (uint64_t)INT64_MAX, s->hybrid_poll_time_ns);
+	sw_object(w, "advice");
+	sw_double(w, "hybrid_cpu_saving", adv.cpu_saving);
+	sw_bool(w, "recommend_hybrid", adv.recommend);
+	sw_str(w, "why", adv.why);
+	sw_object_end(w);
+	sw_object_end(w);
 }
 
-static struct json_object *str_or_null(const char *s)
+static void tuning_write(struct status_writer *w, const struct ut_ring *ring)
 {
-	return s[0] ? json_object_new_string(s) : NULL;
-}
-
-static struct json_object *tuning_json(const struct ut_ring *ring)
-{
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "pinned", json_object_new_boolean(ring->tune.pinned));
+	sw_object(w, "tuning");
+	sw_bool(w, "pinned", ring->tune.pinned);
 	/* pinned with set --force: kept whatever [select] says */
-	json_object_object_add(o, "forced", json_object_new_boolean(ring->tune.forced));
-	json_object_object_add(o, "hands_off", json_object_new_boolean(ring->tune.hands_off));
-	json_object_object_add(o, "error", str_or_null(ring->tune.error));
-	json_object_object_add(o, "last_decision", str_or_null(ring->tune.last_decision));
+	sw_bool(w, "forced", ring->tune.forced);
+	sw_bool(w, "hands_off", ring->tune.hands_off);
+	sw_str_or_null(w, "error", ring->tune.error);
+	sw_str_or_null(w, "last_decision", ring->tune.last_decision);
 	/* ring creation (or discovery) to uringtune's first change */
-	json_object_object_add(o, "reaction_us", ring->tune.reaction_ns ?
-			       json_object_new_double(ring->tune.reaction_ns / 1000.0) : NULL);
-	return o;
+	if (ring->tune.reaction_ns)
+		sw_double(w, "reaction_us", ring->tune.reaction_ns / 1000.0);
+	else
+		sw_null(w, "reaction_us");
+	sw_object_end(w);
+}
+
+/* what the kernel shows of the agent's hybrid decision: the ring's flags (BPF) */
+static const char *agent_hybrid(const struct ut_ring *ring, const struct agent_slot_info *in)
+{
+	bool iopoll = ring->obs.setup_flags & UT_SETUP_IOPOLL;
+	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
+
+	return !iopoll ? "not an IOPOLL ring" :
+	       hybrid ? (in->hybrid_decided ? "added" : "set by the program") :
+	       !in->hybrid_decided ? "not added" :
+	       in->reported.hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
+	       "not in the ring's flags: classic IOPOLL";
 }
 
 /* a ring set up through the in-process agent: what it did, what is on its way */
-static struct json_object *agent_json(const struct ut_daemon *d, const struct ut_ring *ring)
+static void agent_write(struct status_writer *w, const struct ut_daemon *d,
+			const struct ut_ring *ring)
 {
 	const struct agent_slot_info *in = agent_server_info(&d->agent, ring);
 	bool iopoll = ring->obs.setup_flags & UT_SETUP_IOPOLL;
 	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
-	struct json_object *o;
 	char napi[160], said[160], why[sizeof(in->why) + 48];
 
-	if (!in)
-		return NULL;
-	o = json_object_new_object();
-	json_object_object_add(o, "slot", u64_json(ring->agent.slot));
-	json_object_object_add(o, "entry", json_object_new_string(agent_entry_name(in->entry)));
-	/* what the kernel shows: the ring's flags (BPF) against the decision */
-	json_object_object_add(o, "hybrid", json_object_new_string(
-		!iopoll ? "not an IOPOLL ring" :
-		hybrid ? (in->hybrid_decided ? "added" : "set by the program") :
-		!in->hybrid_decided ? "not added" :
-		in->reported.hybrid_fallback ? "refused by the kernel (EINVAL): classic IOPOLL" :
-		"not in the ring's flags: classic IOPOLL"));
+	if (!in) {
+		sw_null(w, "agent");
+		return;
+	}
+	sw_object(w, "agent");
+	sw_u64(w, "slot", ring->agent.slot);
+	sw_str(w, "entry", agent_entry_name(in->entry));
+	sw_str(w, "hybrid", agent_hybrid(ring, in));
 	/* ... and the register call BPF saw from its process during the setup */
 	if (!ring->agent.setup_napi_seen)
 		snprintf(napi, sizeof(napi), "not registered at setup");
@@ -200,177 +203,239 @@ static struct json_object *agent_json(const struct ut_daemon *d, const struct ut
 		snprintf(napi, sizeof(napi), "refused: %s", strerror(-ring->agent.setup_napi_ret));
 	else
 		snprintf(napi, sizeof(napi), "registered");
-	json_object_object_add(o, "napi_at_setup", json_object_new_string(napi));
+	sw_str(w, "napi_at_setup", napi);
 	/* the agent's own words, for the record: nothing is decided on them */
 	snprintf(said, sizeof(said), "hybrid %s; NAPI at setup %s",
 		 in->reported.hybrid_added ? "added" : in->reported.hybrid_fallback ?
 		 "refused by the kernel" : "not added", !in->reported.napi_tried ? "not tried" :
 		 in->reported.napi_ret ? strerror(-in->reported.napi_ret) : "registered");
-	json_object_object_add(o, "reported", json_object_new_string(said));
+	sw_str(w, "reported", said);
 	/* a decision written to the page that the agent has not applied yet */
-	json_object_object_add(o, "pending", json_object_new_boolean(ring->tune.pending));
-	json_object_object_add(o, "pending_s", ring->tune.pending ?
-			       json_object_new_double((now_ns() - ring->tune.published_ns) / 1e9) :
-			       NULL);
+	sw_bool(w, "pending", ring->tune.pending);
+	if (ring->tune.pending)
+		sw_double(w, "pending_s", (now_ns() - ring->tune.published_ns) / 1e9);
+	else
+		sw_null(w, "pending_s");
 	/* the decision as asked; what the kernel made of it is in "hybrid" too */
 	snprintf(why, sizeof(why), "%s%s", in->why,
 		 iopoll && in->hybrid_decided && !hybrid ? " (not in the ring's flags: classic "
 		 "IOPOLL)" : "");
-	json_object_object_add(o, "decision", json_object_new_string(why));
-	return o;
+	sw_str(w, "decision", why);
+	sw_object_end(w);
 }
 
-struct json_object *ring_json(const struct ut_daemon *d, const struct ut_ring *ring)
+void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
+		       const struct ut_ring *ring, bool table)
 {
-	bool napi_supported = d->napi_supported;
 	static const struct ut_ring_stats no_stats;
 	const struct ut_ring_stats *s = ring->obs.have_stats ? &ring->obs.stats : &no_stats;
-	struct json_object *o = json_object_new_object();
+	uint32_t n_kernel = ring->obs.n_kernel_ids;
 	const char *reason;
 	bool tunable;
 
-	tunable = ring_tunable_agent(ring->obs.setup_flags, napi_supported, ring->tune.managed_by,
-				     ring_agent_driven(ring), &reason);
-
-	json_object_object_add(o, "pid", json_object_new_int(ring->obs.holder.pid));
-	json_object_object_add(o, "comm", json_object_new_string(ring->obs.holder.comm));
-	json_object_object_add(o, "fd", json_object_new_int(ring->obs.holder.fd));
-	json_object_object_add(o, "inode", u64_json(ring->obs.holder.ino));
-	json_object_object_add(o, "setup_flags", flags_json(ring->obs.setup_flags));
-	json_object_object_add(o, "setup_flags_raw", u64_json(ring->obs.setup_flags));
-	json_object_object_add(o, "napi", napi_json(&ring->obs.napi));
-	json_object_object_add(o, "napi_ids", ids_json(s->napi_ids, UT_MAX_NAPI_IDS));
-	json_object_object_add(o, "kernel_napi_ids",
-			       ids_json(ring->obs.kernel_napi_ids,
-					ring->obs.n_kernel_ids < UT_MAX_NAPI_IDS ?
-						ring->obs.n_kernel_ids : UT_MAX_NAPI_IDS));
-	json_object_object_add(o, "waits", waits_json(s));
-	json_object_object_add(o, "busy_poll", busy_json(s));
-	json_object_object_add(o, "tunable", json_object_new_boolean(tunable));
-	json_object_object_add(o, "reason", json_object_new_string(reason));
-	json_object_object_add(o, "managed_by",
-			       json_object_new_string(managed_by_name(ring->tune.managed_by)));
+	tunable = ring_tunable_agent(ring->obs.setup_flags, d->napi_supported,
+				     ring->tune.managed_by, ring_agent_driven(ring), &reason);
+	sw_object(w, NULL);
+	sw_i64(w, "pid", ring->obs.holder.pid);
+	sw_str(w, "comm", ring->obs.holder.comm);
+	sw_i64(w, "fd", ring->obs.holder.fd);
+	if (!table)
+		sw_u64(w, "inode", ring->obs.holder.ino);
+	flags_write(w, ring->obs.setup_flags);
+	sw_u64(w, "setup_flags_raw", ring->obs.setup_flags);
+	napi_write(w, &ring->obs.napi);
+	ids_write(w, "napi_ids", s->napi_ids, UT_MAX_NAPI_IDS);
+	if (!table)
+		ids_write(w, "kernel_napi_ids", ring->obs.kernel_napi_ids,
+			  n_kernel < UT_MAX_NAPI_IDS ? n_kernel : UT_MAX_NAPI_IDS);
+	waits_write(w, s);
+	busy_write(w, s, table);
+	sw_bool(w, "tunable", tunable);
+	sw_str(w, "reason", reason);
+	sw_str(w, "managed_by", managed_by_name(ring->tune.managed_by));
 	/* how uringtune reaches the ring: "agent" in-process, "register" from outside */
-	json_object_object_add(o, "managed_via", ring->tune.managed_by != UT_MANAGED_URINGTUNE ? NULL :
-			       json_object_new_string(ring->agent.via ? "agent" : "register"));
-	json_object_object_add(o, "tuning", tuning_json(ring));
-	json_object_object_add(o, "agent", agent_json(d, ring));
+	sw_str(w, "managed_via", ring->tune.managed_by != UT_MANAGED_URINGTUNE ? NULL :
+	       ring->agent.via ? "agent" : "register");
+	if (!table) {
+		tuning_write(w, ring);
+		agent_write(w, d, ring);
+	}
 	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
-		json_object_object_add(o, "iopoll", iopoll_json(ring, &d->iopoll));
-	return o;
+		iopoll_write(w, ring, &d->iopoll, table);
+	sw_object_end(w);
 }
 
 /* the agent socket and page, and the rings set up through agents, counted apart */
-static struct json_object *agent_status_json(const struct ut_daemon *d)
+static void agent_status_write(struct status_writer *w, const struct ut_daemon *d)
 {
 	const struct ut_agent_server *a = &d->agent;
-	struct json_object *o = json_object_new_object(), *refusals;
 	uint64_t rings = 0, managed = 0, pending = 0;
-	const struct ut_ring *ring;
-	struct ut_ring *r;
+	struct ut_ring *ring;
 	size_t i;
 
-	registry_for_each(&d->reg, i, r) {
-		ring = r;
+	registry_for_each(&d->reg, i, ring) {
 		if (!ring->agent.via)
 			continue;
 		rings++;
 		managed += ring->tune.managed_by == UT_MANAGED_URINGTUNE;
 		pending += ring->tune.pending;
 	}
-	json_object_object_add(o, "enabled", json_object_new_boolean(d->cfg.agent.enabled));
-	json_object_object_add(o, "socket", a->listen_fd >= 0 ?
-			       json_object_new_string(d->cfg.agent.socket_path) : NULL);
-	json_object_object_add(o, "page", a->page.pg ? json_object_new_string(a->page.path) : NULL);
-	json_object_object_add(o, "page_error", str_or_null(a->page_error));
-	json_object_object_add(o, "rings", u64_json(rings));
-	json_object_object_add(o, "rings_managed", u64_json(managed));
-	json_object_object_add(o, "rings_pending", u64_json(pending));
-	json_object_object_add(o, "requests", u64_json(a->requests));
-	json_object_object_add(o, "refused", u64_json(a->refused));
-	json_object_object_add(o, "hybrid_added", u64_json(a->hybrid_added));
-	json_object_object_add(o, "hybrid_fallback", u64_json(a->hybrid_fallback));
-	json_object_object_add(o, "napi_registered", u64_json(a->napi_registered));
-	json_object_object_add(o, "napi_failed", u64_json(a->napi_failed));
-	json_object_object_add(o, "published", u64_json(a->published));
-	json_object_object_add(o, "applied", u64_json(d->lc.agent_applied));
-	json_object_object_add(o, "app_took_over", u64_json(a->app_took_over));
-	json_object_object_add(o, "bad_messages",
-			       u64_json(a->refusals[AGENT_REFUSED_BAD_MESSAGE]));
-	json_object_object_add(o, "slots_used", u64_json(agent_server_slots_used(a)));
-	json_object_object_add(o, "slots_per_uid", u64_json(d->cfg.agent.slots_per_uid));
-	json_object_object_add(o, "slots_replaced", u64_json(a->slots_replaced));
-	json_object_object_add(o, "connections_waiting", u64_json(agent_conn_waiting(a)));
+	sw_object(w, "agent");
+	sw_bool(w, "enabled", d->cfg.agent.enabled);
+	sw_str(w, "socket", a->listen_fd >= 0 ? d->cfg.agent.socket_path : NULL);
+	sw_str(w, "page", a->page.pg ? a->page.path : NULL);
+	sw_str_or_null(w, "page_error", a->page_error);
+	sw_u64(w, "rings", rings);
+	sw_u64(w, "rings_managed", managed);
+	sw_u64(w, "rings_pending", pending);
+	sw_u64(w, "requests", a->requests);
+	sw_u64(w, "refused", a->refused);
+	sw_u64(w, "hybrid_added", a->hybrid_added);
+	sw_u64(w, "hybrid_fallback", a->hybrid_fallback);
+	sw_u64(w, "napi_registered", a->napi_registered);
+	sw_u64(w, "napi_failed", a->napi_failed);
+	sw_u64(w, "published", a->published);
+	sw_u64(w, "applied", d->lc.agent_applied);
+	sw_u64(w, "app_took_over", a->app_took_over);
+	sw_u64(w, "bad_messages", a->refusals[AGENT_REFUSED_BAD_MESSAGE]);
+	sw_u64(w, "slots_used", agent_server_slots_used(a));
+	sw_u64(w, "slots_per_uid", d->cfg.agent.slots_per_uid);
+	sw_u64(w, "slots_replaced", a->slots_replaced);
+	sw_u64(w, "connections_waiting", agent_conn_waiting(a));
 	/* every refusal of a message, connection or slot, by reason */
-	refusals = json_object_new_object();
+	sw_object(w, "refusals");
 	for (i = 0; i < AGENT_REFUSED_NR; i++)
-		json_object_object_add(refusals, agent_refusal_names[i], u64_json(a->refusals[i]));
-	json_object_object_add(o, "refusals", refusals);
-	return o;
+		sw_u64(w, agent_refusal_names[i], a->refusals[i]);
+	sw_object_end(w);
+	sw_object_end(w);
 }
 
 /* the last SIGHUP: {"last":"ok|refused|never","time":unix s|null,"error":..,"count_ok":N,"count_refused":N} */
-static struct json_object *reload_json(const struct reload_state *r)
+static void reload_write(struct status_writer *w, const struct reload_state *r)
 {
-	struct json_object *o = json_object_new_object();
-
-	json_object_object_add(o, "last", json_object_new_string(reload_result_name(r->last)));
-	json_object_object_add(o, "time", r->last == RELOAD_NEVER ? NULL :
-			       json_object_new_int64(r->time));
-	json_object_object_add(o, "error", r->last == RELOAD_REFUSED ?
-			       json_object_new_string(r->error) : NULL);
-	json_object_object_add(o, "count_ok", u64_json(r->count_ok));
-	json_object_object_add(o, "count_refused", u64_json(r->count_refused));
-	return o;
+	sw_object(w, "reload");
+	sw_str(w, "last", reload_result_name(r->last));
+	if (r->last == RELOAD_NEVER)
+		sw_null(w, "time");
+	else
+		sw_i64(w, "time", r->time);
+	sw_str(w, "error", r->last == RELOAD_REFUSED ? r->error : NULL);
+	sw_u64(w, "count_ok", r->count_ok);
+	sw_u64(w, "count_refused", r->count_refused);
+	sw_object_end(w);
 }
 
-struct json_object *status_json(const struct ut_daemon *d)
+/*
+ * How the inventory follows rings (inventory.h): the host sweep is the
+ * backstop; the rest are its cheap ways.
+ */
+static void inventory_write(struct status_writer *w, const struct inventory *inv)
 {
-	struct json_object *root = json_object_new_object();
-	struct json_object *daemon = json_object_new_object();
-	struct json_object *rings = json_object_new_array();
-	struct ut_ring **sorted;
+	sw_object(w, "inventory");
+	sw_u64(w, "sweep_cpu_us_total", inv->budget.total_cpu_ns / 1000);
+	sw_u64(w, "last_sweep_cpu_us", inv->last_sweep_cpu_us);
+	sw_double(w, "sweep_cpu_pct", inv->budget.share * 100);
+	sw_u64(w, "rings_gone", inv->rings_gone);
+	sw_u64(w, "holders", inv->holders.count);
+	sw_u64(w, "holders_unwatched", inv->holders.unwatched);
+	sw_u64(w, "holder_exits", inv->holder_exits);
+	sw_u64(w, "holder_forks", inv->holders.forks);
+	sw_u64(w, "holder_checks", inv->holder_checks);
+	sw_u64(w, "holders_lost", inv->holders_lost);
+	sw_u64(w, "holders_moved", inv->holders_moved);
+	sw_u64(w, "pid_scans", inv->pid_scans);
+	sw_object_end(w);
+}
+
+/* the event loop's dispatches (loop_stats.h): the longest, and a cumulative histogram */
+static void loop_write(struct status_writer *w, const struct loop_stats *st)
+{
+	sw_object(w, "loop");
+	sw_u64(w, "dispatches", st->dispatches);
+	sw_u64(w, "dispatch_total_us", st->total_ns / 1000);
+	sw_u64(w, "slow", st->slow);
+	sw_u64(w, "slow_threshold_us", LOOP_SLOW_NS / 1000);
+	sw_u64(w, "longest_us", st->longest.ns / 1000);
+	sw_str(w, "longest_source", st->longest.ns ? st->longest.what : NULL);
+	if (st->longest.ns)
+		sw_i64(w, "longest_time", st->longest_unix);
+	else
+		sw_null(w, "longest_time");
+	sw_array(w, "buckets");
+	for (size_t i = 0; i < LOOP_STATS_BUCKETS; i++) {
+		sw_object(w, NULL);
+		sw_u64(w, "le_us", hist_slot_max(loop_stats_bucket_slots[i]) / 1000);
+		sw_u64(w, "count", loop_stats_upto(st, loop_stats_bucket_slots[i]));
+		sw_object_end(w);
+	}
+	sw_array_end(w);
+	sw_object_end(w);
+}
+
+/* the journal's group commits, off the loop (lifecycle_commit.c) */
+static void journal_write(struct status_writer *w, const struct lifecycle *lc)
+{
+	struct lifecycle_commit_stats cs;
+
+	lifecycle_commit_stats(lc, &cs);
+	sw_object(w, "journal_commits");
+	sw_u64(w, "ok", cs.commits);
+	sw_u64(w, "failed", cs.failed);
+	sw_u64(w, "rings", cs.rings);
+	sw_u64(w, "waiting", cs.waiting);
+	sw_u64(w, "write_max_us", cs.write_max_ns / 1000);
+	sw_u64(w, "wait_max_us", cs.wait_max_ns / 1000);
+	sw_object_end(w);
+}
+
+/* the daemon object's members: one line each */
+static void daemon_write(struct status_writer *w, const struct ut_daemon *d)
+{
 	char path[PATH_MAX];
-	size_t n = 0;
 
-	json_object_object_add(daemon, "pid", json_object_new_int(d->self_pid));
-	json_object_object_add(daemon, "version", json_object_new_string(UT_VERSION));
-	json_object_object_add(daemon, "mode", json_object_new_string(config_mode_name(d->cfg.mode)));
-	json_object_object_add(daemon, "kernel", json_object_new_string(d->kernel));
-	json_object_object_add(daemon, "napi_supported", json_object_new_boolean(d->napi_supported));
-	json_object_object_add(daemon, "iopoll_stats",
-			       json_object_new_string(!d->iopoll.skel ? "unavailable" :
-						      iopoll_stats_name(d->cfg.iopoll_stats)));
-	json_object_object_add(daemon, "iopoll_tracing", json_object_new_boolean(d->iopoll.attached));
-	json_object_object_add(daemon, "rings", u64_json(d->reg.count));
-	json_object_object_add(daemon, "events_lost", u64_json(trace_events_lost(&d->trace)));
-	json_object_object_add(daemon, "rings_untraced", u64_json(trace_rings_dropped(&d->trace)));
-	json_object_object_add(daemon, "ring_map_entries", json_object_new_int(d->inv.ring_map_entries));
-	json_object_object_add(daemon, "ring_map_capacity", u64_json(d->cfg.max_rings));
-	json_object_object_add(daemon, "journal_entries", u64_json(d->lc.journal.n));
-	json_object_object_add(daemon, "actions_ok", u64_json(d->lc.actions_ok));
-	json_object_object_add(daemon, "actions_failed", u64_json(d->lc.actions_failed));
-	json_object_object_add(daemon, "actions_vanished", u64_json(d->lc.actions_vanished));
-	json_object_object_add(daemon, "sweeps", u64_json(d->inv.sweeps));
-	json_object_object_add(daemon, "last_sweep_us", u64_json(d->inv.last_sweep_us));
+	sw_i64(w, "pid", d->self_pid);
+	sw_str(w, "version", UT_VERSION);
+	sw_str(w, "mode", config_mode_name(d->cfg.mode));
+	sw_str(w, "kernel", d->kernel);
+	sw_bool(w, "napi_supported", d->napi_supported);
+	sw_str(w, "iopoll_stats", !d->iopoll.skel ? "unavailable" :
+	       iopoll_stats_name(d->cfg.iopoll_stats));
+	sw_bool(w, "iopoll_tracing", d->iopoll.attached);
+	sw_u64(w, "rings", d->reg.count);
+	sw_u64(w, "events_lost", trace_events_lost(&d->trace));
+	sw_u64(w, "rings_untraced", trace_rings_dropped(&d->trace));
+	sw_i64(w, "ring_map_entries", d->inv.ring_map_entries);
+	sw_u64(w, "ring_map_capacity", d->cfg.max_rings);
+	sw_u64(w, "journal_entries", d->lc.journal.n);
+	sw_u64(w, "actions_ok", d->lc.actions_ok);
+	sw_u64(w, "actions_failed", d->lc.actions_failed);
+	sw_u64(w, "actions_vanished", d->lc.actions_vanished);
+	sw_u64(w, "sweeps", d->inv.sweeps);
+	sw_u64(w, "last_sweep_us", d->inv.last_sweep_us);
 	/* Prometheus textfile export: the file (null when off), failed writes, why */
-	json_object_object_add(daemon, "export_file",
-			       d->cfg.export_textfile &&
-			       !export_file_path(&d->cfg, path, sizeof(path)) ?
-			       json_object_new_string(path) : NULL);
-	json_object_object_add(daemon, "export_errors", u64_json(d->export_errors));
-	json_object_object_add(daemon, "export_error", str_or_null(d->export_error));
+	sw_str(w, "export_file", d->cfg.export_textfile &&
+	       !export_file_path(&d->cfg, path, sizeof(path)) ? path : NULL);
+	sw_u64(w, "export_errors", d->export_errors);
+	sw_str_or_null(w, "export_error", d->export_error);
+	reload_write(w, &d->reload);
+	agent_status_write(w, d);
+	inventory_write(w, &d->inv);
+	loop_write(w, &d->loop_stats);
+	journal_write(w, &d->lc);
+}
 
-	json_object_object_add(daemon, "reload", reload_json(&d->reload));
-	json_object_object_add(daemon, "agent", agent_status_json(d));
+void status_write_head(struct status_writer *w, const struct ut_daemon *d)
+{
+	sw_object(w, NULL);
+	sw_i64(w, "version", 1);
+	sw_object(w, "daemon");
+	daemon_write(w, d);
+	sw_object_end(w);
+	sw_array(w, "rings");
+}
 
-	sorted = registry_sorted(&d->reg, &n);
-	for (size_t i = 0; sorted && i < n; i++)
-		json_object_array_add(rings, ring_json(d, sorted[i]));
-	free(sorted);
-
-	json_object_object_add(root, "version", json_object_new_int(1));
-	json_object_object_add(root, "daemon", daemon);
-	json_object_object_add(root, "rings", rings);
-	return root;
+void status_write_tail(struct status_writer *w)
+{
+	sw_array_end(w);
+	sw_object_end(w);
 }

@@ -5,7 +5,11 @@
 # close, a request sent without reading the reply, a reply abandoned half-way
 # (Ctrl-C), a client reading one byte a second, one writing one byte per
 # 0.9 s, 60 silent clients, more clients than the per-user cap (of root, and
-# of another user), an over-long request, requests with duplicate keys.
+# of another user), an over-long request, requests with duplicate keys, 60
+# readers that stall with a status reply each unread (the daemon holds a
+# batch of each, not the reply: its memory says so), a reader that pauses
+# mid-reply while 1000 of the rings go away (the rest of its reply leaves
+# them out and is still one JSON line).
 # After each the daemon runs and `uringtune status` answers (its latency
 # under each attack is printed, "stall:" lines; only a generous bound decides),
 # nothing was changed by a request read two ways, and at the end SIGTERM still
@@ -75,6 +79,7 @@ expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$'
 # a status reply of ~0.6 MB (1.3 MB as the CLI prints it): more than a unix
 # socket holds, so the daemon must wait for a reader
 bg "$B/ringhold" --comm ut-bulk --count "$BULK" >"$T/bulk.out"
+bulk_pid=${BG_PIDS[-1]}
 wait_line "$T/bulk.out" '^ready' 60
 wait_for 30 sh -c "$B/uringtune --socket $SOCK status --json | jq -e '.rings | length > $BULK'" ||
 	fail "the $BULK rings did not show up"
@@ -91,6 +96,9 @@ alive "200 bare connect-and-close"
 alive "50 requests whose client closed without reading"
 for _ in $(seq 20); do "${PEER[@]}" partial-read --bytes 4096 >/dev/null || true; done
 alive "20 replies abandoned after 4 KiB"
+# hung up at a batch's edge, inside one, past what the socket held at once
+for b in 1 65536 65537 300000; do "${PEER[@]}" partial-read --bytes "$b" >/dev/null || true; done
+alive "replies abandoned after 1 byte to 300 KB"
 for d in 0.01 0.02 0.04 0.06 0.08 0.1; do
 	timeout -s INT "$d" "$B/uringtune" --socket "$SOCK" status --json >/dev/null 2>&1 || true
 done
@@ -159,6 +167,46 @@ alive "over-long and ambiguous requests"
 sleep 1.2
 expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$' 1
 [ "$(status_json | jq .daemon.journal_entries)" = 1 ] || fail "the journal changed"
+
+# 8. 60 readers that stall, each with a status reply unread: the daemon holds
+# a batch of each (and the rings' addresses), not the reply
+rss_kb() { awk '/^VmRSS:/ { print $2 }' "/proc/$DAEMON_PID/status"; }
+reply_kb=$(($(status_json | wc -c) / 1024))
+before=$(rss_kb)
+peer stall --count 60 --seconds 1.5
+wait_line "$T/peer.out" '^stall opened=60'
+sleep 1
+during=$(rss_kb)
+wait "$PEER_PID" || fail "the stalled readers failed: $(cat "$T/peer.out")"
+cat "$T/peer.out"
+alive "60 readers that stalled"
+# whole replies would be 60 x $reply_kb KB; a quarter of it is far above a batch each
+log "60 stalled readers: daemon RSS $before -> $during KB (whole replies: $((60 * reply_kb)) KB)"
+[ $((during - before)) -lt $((60 * reply_kb / 4)) ] ||
+	fail "the daemon grew by $((during - before)) KB for 60 stalled readers"
+
+# 9. a reader pauses mid-reply; meanwhile the $BULK rings go away: the rest of
+# its reply leaves them out and is still one JSON line
+mkfifo "$T/go"
+"${PEER[@]}" pause-read --bytes 65536 --seconds 5 <"$T/go" >"$T/peer.out" 2>&1 &
+PEER_PID=$!
+exec 7>"$T/go"
+wait_line "$T/peer.out" '^paused'
+kill -TERM "$bulk_pid"
+# (the reader has until the deadline, 2 s from the answer, to read the rest)
+wait_for 2 sh -c "$B/uringtune --socket $SOCK status --json | jq -e '.daemon.rings < 10'" ||
+	fail "the $BULK rings were not seen gone"
+echo >&7
+exec 7>&-
+wait "$PEER_PID" || fail "the pausing reader failed: $(cat "$T/peer.out")"
+cat "$T/peer.out"
+grep -qE 'ended=eof newlines=1 json=ok rings=[0-9]+ daemon_rings=100[0-9]$' "$T/peer.out" ||
+	fail "the paused reply is not one whole JSON line of the rings it began with"
+read -r listed < <(sed -nE 's/.* rings=([0-9]+) daemon_rings=.*/\1/p' "$T/peer.out")
+[ "$listed" -lt "$BULK" ] || fail "the reply listed $listed rings: the gone ones were not left out"
+grep "client pid $PEER_PID: status of" "$T/daemon.log" |
+	grep -qE '\([1-9][0-9]* gone meanwhile\)' || fail "the daemon did not count rings gone mid-reply"
+alive "rings gone mid-reply"
 
 # the daemon still does its job: SIGTERM restores the ring it tuned
 alive "all attacks"

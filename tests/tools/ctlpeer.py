@@ -11,6 +11,10 @@ Modes (one line on stdout each, key=value):
   slow-read     send {"cmd":"status"}, then read one byte per --interval for at most --seconds
   slow-write    send {"cmd":"status"} one byte per --interval, for at most --seconds
   silent        open --count connections, send nothing, hold them up to --seconds
+  stall         open --count connections, send {"cmd":"status"} on each and read nothing
+                for --seconds (a reader that stalled: the daemon must hold little for it)
+  pause-read    send {"cmd":"status"}, read --bytes, print "paused", wait for a line on
+                stdin (at most --seconds), then read the rest: is it one whole JSON line?
   raw           send --data (or --bytes bytes of 'x'), shut down writing, print the reply
 
 "ended" says how the daemon ended the connection: eof (it closed after its reply or an
@@ -186,6 +190,42 @@ def m_silent(a):
         s.close()
 
 
+def m_stall(a):
+    socks = []
+    for _ in range(a.count):
+        s = connect(a.socket)
+        s.sendall(STATUS + b"\n")
+        socks.append(s)
+    print(f"stall opened={a.count}", flush=True)
+    time.sleep(a.seconds)
+    queued = [struct.unpack("i", fcntl.ioctl(s, termios.FIONREAD, b"\0" * 4))[0] for s in socks]
+    print(f"stall count={a.count} most_queued={max(queued)}")
+    for s in socks:
+        s.close()
+
+
+def m_pause_read(a):
+    s = connect(a.socket)
+    s.sendall(STATUS + b"\n")
+    got = bytearray()
+    while len(got) < a.bytes:
+        b = s.recv(a.bytes - len(got))
+        if not b:
+            break
+        got += b
+    print(f"paused got={len(got)}", flush=True)
+    select.select([sys.stdin], [], [], a.seconds)
+    rest, ended = recv_until_end(s, 5)
+    got += rest
+    try:
+        o = json.loads(got)
+        verdict = f"json=ok rings={len(o['rings'])} daemon_rings={o['daemon']['rings']}"
+    except (ValueError, KeyError, TypeError) as e:
+        verdict = f"json=bad ({e})"
+    lines = got.count(b"\n")
+    print(f"pause-read got={len(got)} ended={ended} newlines={lines} {verdict}")
+
+
 def m_raw(a):
     data = a.data.encode() if a.data is not None else b"x" * a.bytes
     s = connect(a.socket)
@@ -201,6 +241,7 @@ def m_raw(a):
 MODES = {
     "close": m_close, "send-close": m_send_close, "partial-read": m_partial_read,
     "slow-read": m_slow_read, "slow-write": m_slow_write, "silent": m_silent, "raw": m_raw,
+    "stall": m_stall, "pause-read": m_pause_read,
 }
 
 

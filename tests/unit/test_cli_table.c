@@ -11,6 +11,7 @@
 
 #include <json-c/json.h>
 
+#include "../../cli/reply_parse.c"
 #include "../../cli/strbuf.c"
 #include "../../cli/status_table.c"
 #include "unit.h"
@@ -34,6 +35,46 @@ static char *out;
 static int ret;
 static const char *why;
 
+static int table_add(struct json_object *ring, void *arg)
+{
+	return status_table_add(arg, ring);
+}
+
+static int table_forget(void *arg)
+{
+	status_table_forget(arg);
+	return 0;
+}
+
+static const struct reply_rings table_rings = { .ring = table_add, .forget = table_forget };
+
+/* the same fixture as `uringtune status` reads it, a ring at a time: the same table */
+static void render_streamed(const char *json)
+{
+	struct st_table t = { 0 };
+	struct json_object *top;
+	const char *err, *why2 = NULL;
+	char *out2 = NULL;
+	size_t len;
+	FILE *f;
+	int ret2;
+
+	if (reply_parse_rings(json, strlen(json), &table_rings, &t, &top, &err)) {
+		ut_fail(__FILE__, __LINE__, "read a ring at a time: %s", err);
+		status_table_fini(&t);
+		return;
+	}
+	f = open_memstream(&out2, &len);
+	ret2 = status_table_finish(&t, top, f, &why2);
+	fclose(f);
+	if (ret2 != ret || (ret ? strcmp(why, why2) : strcmp(out, out2)))
+		ut_fail(__FILE__, __LINE__, "a ring at a time: %d \"%s\" instead of %d \"%s\"",
+			ret2, ret2 ? why2 : out2, ret, ret ? why : out);
+	free(out2);
+	status_table_fini(&t);
+	json_object_put(top);
+}
+
 static void render(const char *json)
 {
 	struct json_object *reply;
@@ -52,6 +93,7 @@ static void render(const char *json)
 	ret = status_table_print(reply, f, &why);
 	fclose(f);
 	json_object_put(reply);
+	render_streamed(json);
 }
 
 /* the @n-th line (0-based) of the output, or "" */
@@ -200,6 +242,12 @@ UT_TEST(bad_shape)
 
 	render("{\"rings\":[{\"pid\":1},2]}");
 	UT_ASSERT_EQ_INT(ret, -EINVAL);
+	UT_ASSERT_STR_EQ(out, "");
+
+	/* a null entry is no ring either (it once read as "forget the rings so far") */
+	render("{\"rings\":[{\"pid\":1},null]}");
+	UT_ASSERT_EQ_INT(ret, -EINVAL);
+	UT_ASSERT_STR_EQ(why, "an entry of \"rings\" is not an object");
 	UT_ASSERT_STR_EQ(out, "");
 
 	render("{\"daemon\":[],\"rings\":[]}");
