@@ -100,6 +100,12 @@ sweeps=$(status_json | jq .daemon.sweeps)
 [ "$sweeps" = "$sweeps0" ] ||
 	fail "full host sweeps ran ($sweeps0 -> $sweeps): the cheaper ways should have found every move"
 echo "no full host sweep after the start-up one ($sweeps in all)"
+# and the ways it took instead, as status counts them
+inv=$(status_json | jq -c .daemon.inventory)
+echo "inventory: $inv"
+jq -e '.holder_forks >= 1 and .holders_moved >= 3 and .pid_scans >= 2 and .rings_gone >= 2 and
+	.holder_exits >= 1 and .holder_checks >= 1' <<<"$inv" >/dev/null ||
+	fail "daemon.inventory does not count what just happened: $inv"
 
 # 5. to a receiver that never waits: only the backstop finds it
 start getfd
