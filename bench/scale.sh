@@ -22,7 +22,7 @@
 #           issue 13)
 #   status  SCALE_STATUS_RUNS times `uringtune status` and `status --json`,
 #           alternated, each timed (median, max); the daemon's own
-#           daemon.loop.longest_dispatch_us (when its status has it, "-"
+#           daemon.loop.longest_us (when its status has it, "-"
 #           otherwise) and daemon.last_sweep_us from the first and the last
 #           --json reply; VmRSS after them
 # Knobs (defaults; QUICK=1 in brackets):
@@ -226,8 +226,8 @@ cell() {
 	jv=$(csv_col "$st" 6 1 "$r" 2 "$f" 3 "$n" 4 json)
 	row="$r,$f,$n,$(cut -f1 /proc/sys/fs/file-nr),$(prom_rings),$cpu,$cpu_ns,$SCALE_WINDOW"
 	row+=",$(wc -l <<<"$p"),$(pct 50 <<<"$p"),$(pct 99 <<<"$p"),$(maximum <<<"$p")"
-	row+=",$(dkey "$T/first.json" .daemon.loop.longest_dispatch_us)"
-	row+=",$(dkey "$T/last.json" .daemon.loop.longest_dispatch_us)"
+	row+=",$(dkey "$T/first.json" .daemon.loop.longest_us)"
+	row+=",$(dkey "$T/last.json" .daemon.loop.longest_us)"
 	row+=",$(median <<<"$sv"),$(maximum <<<"$sv"),$(median <<<"$jv"),$(maximum <<<"$jv"),$JSON_BYTES"
 	row+=",$rss0,$rss1,$(dkey "$T/first.json" .daemon.last_sweep_us)"
 	row+=",$(dkey "$T/last.json" .daemon.last_sweep_us),$(cut -d' ' -f1 /proc/loadavg)"
