@@ -110,18 +110,6 @@ static int render_raw(const struct cli_opts *o, FILE *out, char **msg)
 	return 0;
 }
 
-static int table_add(struct json_object *ring, void *arg)
-{
-	return status_table_add(arg, ring);
-}
-
-static int table_forget(void *arg)
-{
-	status_table_forget(arg);
-	return 0;
-}
-
-static const struct reply_rings table_rings = { .ring = table_add, .forget = table_forget };
 
 /* the table, its rings read one at a time from the daemon's table view */
 static int render_table(const struct cli_opts *o, FILE *out, char **msg)
@@ -135,7 +123,7 @@ static int render_table(const struct cli_opts *o, FILE *out, char **msg)
 
 	if (ask_raw(o, TABLE_REQUEST, &buf, &len, msg))
 		return -1;
-	err = reply_parse_rings(buf, len, &table_rings, &t, &reply, &why);
+	err = reply_parse_rings(buf, len, &status_table_rings, &t, &reply, &why);
 	free(buf);
 	if (err == -EINVAL) {
 		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "json_get.h"
+#include "reply_parse.h"
 #include "status_table.h"
 #include "strbuf.h"
 
@@ -368,6 +369,19 @@ void status_table_forget(struct st_table *t)
 {
 	status_table_fini(t);
 }
+
+static int rings_add(struct json_object *ring, void *arg)
+{
+	return status_table_add(arg, ring);
+}
+
+static int rings_forget(void *arg)
+{
+	status_table_forget(arg);
+	return 0;
+}
+
+const struct reply_rings status_table_rings = { .ring = rings_add, .forget = rings_forget };
 
 void status_table_fini(struct st_table *t)
 {

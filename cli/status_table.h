@@ -12,6 +12,8 @@
 
 #include <json-c/json.h>
 
+struct reply_rings;
+
 /*
  * Cells of the table, shared with the single-ring view: malloc'ed strings
  * (NULL on ENOMEM), "-" when the daemon gave nothing. Flags: the setup flag
@@ -49,6 +51,8 @@ struct st_table {
 int status_table_add(struct st_table *t, struct json_object *ring);
 /* forget the rings added so far (a second "rings" array replaces the first) */
 void status_table_forget(struct st_table *t);
+/* reply_parse_rings() callbacks that feed a table (arg: the struct st_table) */
+extern const struct reply_rings status_table_rings;
 /*
  * Print as status_table_print() does, @reply's "rings" being an array (its
  * elements were added one by one): 0, -ENOMEM, -EIO, or -EINVAL and *why.

@@ -64,18 +64,6 @@ static int check_table(struct json_object *reply, char **out, const char **why)
 	return ret;
 }
 
-static int table_add(struct json_object *ring, void *arg)
-{
-	return status_table_add(arg, ring);
-}
-
-static int table_forget(void *arg)
-{
-	status_table_forget(arg);
-	return 0;
-}
-
-static const struct reply_rings table_rings = { .ring = table_add, .forget = table_forget };
 
 /*
  * The table a ring at a time, as `uringtune status` reads it; where the
@@ -93,7 +81,7 @@ static void check_streamed(const char *buf, size_t size, int whole_ret, const ch
 	FILE *f;
 	int ret;
 
-	ret = reply_parse_rings(buf, size, &table_rings, &t, &top, &err);
+	ret = reply_parse_rings(buf, size, &status_table_rings, &t, &top, &err);
 	if (ret) {
 		FUZZ_CHECK(ret == -EINVAL && !top && err && *err);
 		status_table_fini(&t);

@@ -35,18 +35,6 @@ static char *out;
 static int ret;
 static const char *why;
 
-static int table_add(struct json_object *ring, void *arg)
-{
-	return status_table_add(arg, ring);
-}
-
-static int table_forget(void *arg)
-{
-	status_table_forget(arg);
-	return 0;
-}
-
-static const struct reply_rings table_rings = { .ring = table_add, .forget = table_forget };
 
 /* the same fixture as `uringtune status` reads it, a ring at a time: the same table */
 static void render_streamed(const char *json)
@@ -59,7 +47,7 @@ static void render_streamed(const char *json)
 	FILE *f;
 	int ret2;
 
-	if (reply_parse_rings(json, strlen(json), &table_rings, &t, &top, &err)) {
+	if (reply_parse_rings(json, strlen(json), &status_table_rings, &t, &top, &err)) {
 		ut_fail(__FILE__, __LINE__, "read a ring at a time: %s", err);
 		status_table_fini(&t);
 		return;
