@@ -30,8 +30,9 @@
  *     estimate at Tq, assuming windows that did not pay stay unpaid.
  *     a. Tq pays off (efficiency >= min_efficiency): move to Tq if it differs
  *        from the current timeout by more than change_pct; but while the
- *        current timeout pays off too, a shorter Tq only if it is at most
- *        half the current one (below).
+ *        current timeout pays off too, a shorter Tq only if the Tq of a
+ *        quantile twice as long (one hist slot up) is shorter than the
+ *        current timeout too.
  *     b. Tq does not but the current timeout does: KEEP (a move would leave
  *        a setting that pays for one that, as far as we know, does not).
  *     c. Neither pays off: a longer timeout (twice the current one, within
@@ -490,6 +491,12 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 	return TUNER_APPLY;
 }
 
+/* Tq for a quantile of q_us: the quantile with headroom, within the bounds */
+static unsigned int sized(const struct tuner_policy *pol, uint64_t q_us)
+{
+	return clamp_timeout(pol, (q_us * (100 + (uint64_t)pol->headroom_pct) + 99) / 100);
+}
+
 /* step 5 of the header comment: the timeout, or NAPI off; *pays: still worth it */
 static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
 					   const struct tuner_state *st, struct tuner_setting *next,
@@ -498,12 +505,10 @@ static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
 	const unsigned int cur = st->cur.busy_poll_us;
 	const unsigned int qpct = pol->quantile_pct > 100 ? 100 : pol->quantile_pct;
 	const unsigned int q = tuner_hist_quantile_us(st->hist, qpct);
-	unsigned int t = cur;
+	const unsigned int t = q ? sized(pol, q) : cur;
 	struct cost at_cur, at_t;
 	bool cur_pays;
 
-	if (q)
-		t = clamp_timeout(pol, ((uint64_t)q * (100 + (uint64_t)pol->headroom_pct) + 99) / 100);
 	at_cur = cost_at(pol, st, cur);
 	at_t = t == cur ? at_cur : cost_at(pol, st, t);
 	cur_pays = at_cur.efficiency >= pol->min_efficiency;
@@ -513,8 +518,8 @@ static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
 	if (at_t.efficiency >= pol->min_efficiency) {
 		if (!differs(pol, cur, t))
 			return TUNER_KEEP;
-		/* hysteresis: down only by a hist slot's width, while cur pays */
-		if (t < cur && cur_pays && (uint64_t)t * 2 > cur)
+		/* hysteresis: while cur pays, down only if a quantile one slot up would be too */
+		if (t < cur && cur_pays && sized(pol, (uint64_t)q * 2) >= cur)
 			return TUNER_KEEP;
 		next->busy_poll_us = t;
 		say(why, whylen, "hit rate %u%%, %u%% of paid windows within %u us: timeout %u -> %u us",

@@ -42,10 +42,12 @@
  * windows): a decision that changes nothing keeps 3/4 of the evidence's
  * weight for the next one, so about the last 7 periods count. And a longer
  * timeout is taken at once, a shorter one, while the current one pays off,
- * only when it is at most half of it (the quantile moved down by more than
- * a slot): a timeout too short loses paid windows, each a wake-up on the
- * latency path; one up to twice too long only spins longer in the windows
- * that do not pay. When the current timeout no longer pays off, any sized
+ * only when the quantile moved down by more than a slot: when even the
+ * timeout sized from twice the quantile would be shorter than the current
+ * one. (Sized timeouts of neighbouring slots differ by up to exactly 2x:
+ * 99 and 198 us.) A timeout too short loses paid windows, each a wake-up on
+ * the latency path; one up to twice too long only spins longer in the
+ * windows that do not pay. When the current timeout no longer pays off, any sized
  * one that does is taken. Changes need settle_s since the last change, and
  * a new timeout must differ by more than change_pct percent.
  */
