@@ -252,10 +252,11 @@ static bool sim_tick_mix(struct sim *s, uint64_t waits, double gap, const struct
 	s->now += NSEC;
 	in.now_ns = s->now;
 	in.waits = waits;
-	for (unsigned int i = 0; i < n && i < 8; i++)
+	n = n < 8 ? n : 8;
+	for (unsigned int i = 0; i < n; i++)
 		total += r[i].w;
 	/* the share of all waits that come from range i and pay */
-	for (unsigned int i = 0; i < n && i < 8; i++) {
+	for (unsigned int i = 0; i < n; i++) {
 		double below = (t_us - r[i].lo_us) / (r[i].hi_us - r[i].lo_us);
 
 		below = below < 0 ? 0 : below > 1 ? 1 : below;
@@ -269,10 +270,18 @@ static bool sim_tick_mix(struct sim *s, uint64_t waits, double gap, const struct
 	}
 	for (uint64_t k = 0; paid > 0 && k < in.busy_paid / 16; k++) {
 		double x = rnd() * paid, hi;
-		unsigned int i = 0;
+		unsigned int i, pick = 0;
 
-		while (i + 1 < n && x >= part[i])
-			x -= part[i++];
+		/* the range x falls in, never one with nothing below the timeout */
+		for (i = 0; i < n; i++) {
+			if (part[i] <= 0)
+				continue;
+			pick = i;
+			if (x < part[i])
+				break;
+			x -= part[i];
+		}
+		i = pick;
 		hi = r[i].hi_us < t_us ? r[i].hi_us : t_us;
 		in.hist[slot_of((uint64_t)((r[i].lo_us + rnd() * (hi - r[i].lo_us)) * 1000))]++;
 	}
