@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The tuner's decisions, after the cost model in tuner.h. Pure: the time
- * comes in the input, the memory is the caller's struct tuner_state.
+ * The tuner's decisions, after the cost model in tuner.h (which also says
+ * why (c) explores so little, how off rings are retried and why the timeout
+ * stays still under steady traffic). Pure: the time comes in the input, the
+ * memory is the caller's struct tuner_state.
  *
  * tuner_decide() adds the tick's deltas to the evidence, then:
  *
  *  1. settle: less than settle_s since the last change -> KEEP. This comes
  *     first so that no two changes are closer than settle_s, switching NAPI
  *     back on included.
- *  2. off (cur.enabled false): the retry interval (tuner_retry_interval_s():
- *     retry_s, doubled for each retry in a row that did not pay, at most an
- *     hour) since it went off and a wait seen since -> APPLY the initial
- *     setting again; else KEEP. An idle ring is not switched back on: it
- *     would only cost a register call.
+ *  2. off (cur.enabled false): tuner_retry_interval_s() since it went off
+ *     and a wait seen since -> APPLY the initial setting again; else KEEP
+ *     (an idle ring switched back on would only cost a register call).
  *  3. NAPI ID tracking, whatever the amount of evidence:
  *     - AUTO: dynamic goes static once the observed IDs have not grown for
  *       static_after_s; static goes back to dynamic as soon as an observed
@@ -21,18 +21,16 @@
  *       fixed (the policy's trade-off: a queue used later is not polled);
  *     - DYNAMIC: a static ring (the policy changed) goes dynamic.
  *     The timeout is kept; the timeout decision waits for the next period.
- *  4. fewer than min_windows windows since the last decision -> KEEP,
- *     evidence kept.
+ *  4. fewer than min_windows windows since the last decision -> KEEP.
  *  5. the timeout, from the evidence:
  *     Tq = quantile_pct quantile of the paid windows (hist) + headroom_pct,
  *     within [min_us, max_us] (the current timeout if the hist is empty).
  *     The cost model gives the efficiency at the current timeout and an
  *     estimate at Tq, assuming windows that did not pay stay unpaid.
  *     a. Tq pays off (efficiency >= min_efficiency): move to Tq if it differs
- *        from the current timeout by more than change_pct; but while the
- *        current timeout pays off too, a shorter Tq only if the Tq of a
- *        quantile twice as long (one hist slot up) is shorter than the
- *        current timeout too.
+ *        from the current timeout by more than change_pct; while the current
+ *        one pays off too, a shorter Tq only if the Tq of twice the quantile
+ *        (a hist slot up) is shorter than the current timeout as well.
  *     b. Tq does not but the current timeout does: KEEP (a move would leave
  *        a setting that pays for one that, as far as we know, does not).
  *     c. Neither pays off: a longer timeout (twice the current one, within
@@ -41,9 +39,6 @@
  *        pay off (growth_at()); otherwise NAPI off at once.
  *     A decision that changes nothing keeps the evidence at 3/4 of its
  *     weight for the next one (the EWMA in tuner.h); a change clears it.
- *
- * Why (c) explores so little, how off rings are retried and why the
- * timeout stays still under steady traffic: tuner.h.
  *
  * Timeouts are at least 1 us (0 would be no busy poll while "enabled") and
  * at most 10 ms, the kernel's cap on busy_poll_to: beyond it the ring would
@@ -422,6 +417,7 @@ static void fmt_span(char *buf, size_t len, unsigned int s)
 struct growth {
 	unsigned int t_us;
 	double near;		/* share of the paid windows in [T/2, T) */
+	bool timed;		/* the hist has paid windows: near means something */
 	double efficiency;	/* estimated at t_us */
 };
 
@@ -452,7 +448,8 @@ static struct growth growth_at(const struct tuner_policy *pol, const struct tune
 			n_near += k * (hi - (lo > half ? lo : half)) / (hi - lo);
 	}
 	g.t_us = clamp_timeout(pol, (uint64_t)st->cur.busy_poll_us * 2);
-	g.near = n > 0 ? n_near / n : 0;
+	g.timed = n > 0;
+	g.near = g.timed ? n_near / n : 0;
 	t = (double)g.t_us * NSEC_PER_USEC;
 	extra = t > T ? paid * g.near * (t - T) / half : 0;
 	if (extra > windows - paid)
@@ -470,7 +467,7 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 {
 	const unsigned int cur = st->cur.busy_poll_us, hit = pct_of(st->paid, st->windows);
 	const struct growth g = growth_at(pol, st, at_cur);
-	char retry[16];
+	char retry[16], each[64];
 
 	if (g.t_us > cur && g.efficiency >= pol->min_efficiency) {
 		next->busy_poll_us = g.t_us;
@@ -480,11 +477,15 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 	}
 	next->enabled = false;
 	fmt_span(retry, sizeof(retry), retry_interval(pol, level_when_off(st)));
+	/* no paid window timed: they count as lasting the timeout, none known near it */
+	snprintf(each, sizeof(each), "none timed");
+	if (g.timed)
+		snprintf(each, sizeof(each), "~%.0f us each, %.0f%% near the timeout",
+			 at_cur->mean_paid_ns / NSEC_PER_USEC, g.near * 100);
 	if (at_cur->paid > 0)
-		say(why, whylen, "off: %u%% of %llu windows paid at %u us (~%.0f us each, %.0f%% near the timeout), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
-		    hit, (unsigned long long)st->windows, cur, at_cur->mean_paid_ns / NSEC_PER_USEC,
-		    g.near * 100, at_cur->efficiency, pol->min_efficiency, pol->wakeup_cost_us,
-		    retry);
+		say(why, whylen, "off: %u%% of %llu windows paid at %u us (%s), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
+		    hit, (unsigned long long)st->windows, cur, each, at_cur->efficiency,
+		    pol->min_efficiency, pol->wakeup_cost_us, retry);
 	else
 		say(why, whylen, "off: %u%% of %llu windows paid at %u us; retry in %s", hit,
 		    (unsigned long long)st->windows, cur, retry);

@@ -725,6 +725,29 @@ UT_TEST(no_doubling_on_hit_rate_near_zero)
 	}
 }
 
+/*
+ * Windows pay but none was timed (the hist is a sample): nothing says the
+ * paid windows crowd the timeout, so no longer timeout is tried, and the why
+ * does not make up their lengths.
+ */
+UT_TEST(no_growth_without_timed_windows)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting cur, out;
+	struct tuner_state st;
+	struct tuner_input in;
+	char why[200];
+
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	in = input_at(T0 + pol.settle_s * NSEC, 20000, 8000, 40);
+	memset(in.hist, 0, sizeof(in.hist));
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT(!out.enabled);
+	/* counted as lasting the timeout: 0.4 * 10 / 50 */
+	UT_ASSERT_STR_EQ(why, "off: 40% of 20000 windows paid at 50 us (none timed), efficiency 0.08 < 0.20 (a sleep costs 10 us); retry in 60 s");
+}
+
 /* an off ring whose traffic stopped is not switched back on until it waits */
 UT_TEST(off_ring_retried_only_when_waiting)
 {
@@ -1422,6 +1445,7 @@ int main(void)
 	ut_run("backoff_cap", backoff_cap);
 	ut_run("hopeless_traffic_turns_off", hopeless_traffic_turns_off);
 	ut_run("no_doubling_on_hit_rate_near_zero", no_doubling_on_hit_rate_near_zero);
+	ut_run("no_growth_without_timed_windows", no_growth_without_timed_windows);
 	ut_run("off_ring_retried_only_when_waiting", off_ring_retried_only_when_waiting);
 	ut_run("inefficient_at_high_hit_rate_off_without_growing",
 	       inefficient_at_high_hit_rate_off_without_growing);
