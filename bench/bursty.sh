@@ -20,7 +20,10 @@
 # cpu_pressure_ms: the host's CPU pressure during the run (psi_us in
 # bench/lib.sh), which flags runs something else disturbed.
 # CSV: RESULTS/bursty.csv, bursty_summary.csv; the tuner's last decision on
-# each tune run's server ring: bursty_decisions.txt; plot bursty.png.
+# each tune run's server ring, and every change it made to the server's and
+# the client's ring (from the daemon's log): bursty_decisions.txt; plot
+# bursty.png. MODES=tune ROUNDS=1 COUNT=4800000 (~10 min) counts the changes
+# per 10 minutes of steady traffic.
 . "$(dirname "$0")/lib.sh"
 
 PART=bursty
@@ -39,10 +42,13 @@ read -ra modes <<<"$MODES"
 
 # one_run MODE: "pings,wall_s,client_us,server_us,p50,p99,avg,server_napi,psi_ms"
 one_run() {
-	local mode=$1 napi=() line cl sv state w0 w1 p f psi0 psi1
+	local mode=$1 napi=() line cl sv state w0 w1 p f psi0 psi1 l0 changes
 	case $mode in
 	s*) napi=(--napi-busy-poll-us "${mode#s}") ;;
 	esac
+	# the daemon log is appended to from run to run: this run's lines follow l0
+	l0=0
+	[ ! -f "$T/daemon.log" ] || l0=$(wc -l <"$T/daemon.log")
 	[ "$mode" != tune ] || bench_daemon mode=tune include_comm=pingpong
 	pp_server --cpu "${napi[@]}"
 	if [ "$mode" = tune ]; then
@@ -64,7 +70,19 @@ one_run() {
 			>>"$RESULTS/bursty_decisions.txt" || true
 	fi
 	pp_server_stop
-	[ "$mode" != tune ] || stop_daemon
+	if [ "$mode" = tune ]; then
+		stop_daemon
+		# every change the tuner made to each ring after taking it, from the log
+		for who in server client; do
+			read -r p f < <(ring_of "$T/$who.out")
+			changes=$(tail -n +$((l0 + 1)) "$T/daemon.log" |
+				grep -F "ring pid=$p comm=pingpong fd=$f: " |
+				grep -v 'NAPI busy polling on' || true)
+			echo "round $r $who ring: changes: $(grep -c . <<<"$changes") in $(((w1 - w0) / 1000000000)) s" \
+				>>"$RESULTS/bursty_decisions.txt"
+			[ -z "$changes" ] || sed 's/^/  /' <<<"$changes" >>"$RESULTS/bursty_decisions.txt"
+		done
+	fi
 	line=$(grep '^rtt ' "$T/client.out")
 	cl=$(grep '^cpu ' "$T/client.out")
 	sv=$(grep '^cpu ' "$T/server.out")

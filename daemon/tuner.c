@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The tuner's decisions, after the cost model in tuner.h. Pure: the time
- * comes in the input, the memory is the caller's struct tuner_state.
+ * The tuner's decisions, after the cost model in tuner.h (which also says
+ * why (c) explores so little, how off rings are retried and why the timeout
+ * stays still under steady traffic). Pure: the time comes in the input, the
+ * memory is the caller's struct tuner_state.
  *
  * tuner_decide() adds the tick's deltas to the evidence, then:
  *
  *  1. settle: less than settle_s since the last change -> KEEP. This comes
  *     first so that no two changes are closer than settle_s, switching NAPI
  *     back on included.
- *  2. off (cur.enabled false): retry_s since it went off and a wait seen
- *     since -> APPLY the initial setting again; else KEEP. An idle ring is
- *     not switched back on: it would only cost a register call.
+ *  2. off (cur.enabled false): tuner_retry_interval_s() since it went off
+ *     and a wait seen since -> APPLY the initial setting again; else KEEP
+ *     (an idle ring switched back on would only cost a register call).
  *  3. NAPI ID tracking, whatever the amount of evidence:
  *     - AUTO: dynamic goes static once the observed IDs have not grown for
  *       static_after_s; static goes back to dynamic as soon as an observed
@@ -19,28 +21,24 @@
  *       fixed (the policy's trade-off: a queue used later is not polled);
  *     - DYNAMIC: a static ring (the policy changed) goes dynamic.
  *     The timeout is kept; the timeout decision waits for the next period.
- *  4. fewer than min_windows windows of evidence -> KEEP, evidence kept.
- *  5. the timeout, from the evidence (which is then cleared):
+ *  4. fewer than min_windows windows since the last decision -> KEEP.
+ *  5. the timeout, from the evidence:
  *     Tq = quantile_pct quantile of the paid windows (hist) + headroom_pct,
  *     within [min_us, max_us] (the current timeout if the hist is empty).
  *     The cost model gives the efficiency at the current timeout and an
  *     estimate at Tq, assuming windows that did not pay stay unpaid.
  *     a. Tq pays off (efficiency >= min_efficiency): move to Tq if it differs
- *        from the current timeout by more than change_pct, else KEEP.
+ *        from the current timeout by more than change_pct; while the current
+ *        one pays off too, a shorter Tq only if the Tq of twice the quantile
+ *        (a hist slot up) is shorter than the current timeout as well.
  *     b. Tq does not but the current timeout does: KEEP (a move would leave
  *        a setting that pays for one that, as far as we know, does not).
- *     c. Neither pays off: below max_us, double the timeout; at max_us,
- *        NAPI off (nothing longer to try).
- *
- * The low-hit-rate rule is (c): a low hit rate grows the timeout only when
- * neither the current nor the sized timeout pays off. Windows that did not
- * pay ran to the timeout, so the paid windows are a censored sample and the
- * arrivals may lie just beyond it; only a longer timeout can tell. But a low
- * hit rate alone is no reason to grow: when the paid windows are short and
- * the rest are waits with nothing coming soon (a server waiting for its next
- * request), (a) shrinks the timeout to the paid windows and the ring keeps
- * a busy poll that pays, where growing would spin longer on the idle waits
- * all the way to max_us and off.
+ *     c. Neither pays off: a longer timeout (twice the current one, within
+ *        max_us) if the paid windows' density in the top half of the
+ *        current timeout, continued beyond it, says the longer one would
+ *        pay off (growth_at()); otherwise NAPI off at once.
+ *     A decision that changes nothing keeps the evidence at 3/4 of its
+ *     weight for the next one (the EWMA in tuner.h); a change clears it.
  *
  * Timeouts are at least 1 us (0 would be no busy poll while "enabled") and
  * at most 10 ms, the kernel's cap on busy_poll_to: beyond it the ring would
@@ -59,6 +57,11 @@
 
 /* io_uring caps busy_poll_to at 10 ms (KERNEL_NOTES.md) */
 #define TUNER_KERNEL_MAX_US	10000U
+
+/* retry intervals double up to an hour (or retry_s, if that is longer) */
+#define TUNER_BACKOFF_CAP_S	3600U
+/* 2^12 * retry_s is past the cap for any retry_s >= 1 */
+#define TUNER_BACKOFF_MAX	12U
 
 /* room for UT_MAX_NAPI_IDS IDs of up to 10 digits with commas */
 #define IDS_BUFLEN		(UT_MAX_NAPI_IDS * 11 + 1)
@@ -187,11 +190,31 @@ static void clear_evidence(struct tuner_state *st)
 	memset(st->hist, 0, sizeof(st->hist));
 	st->waits = 0;
 	st->waits_nosleep = 0;
+	st->fresh = 0;
+}
+
+/* 3/4 of @c, rounded down (a count of 1 goes): c - ceil(c / 4), no overflow */
+static uint64_t aged(uint64_t c)
+{
+	return c - (c / 4 + (c % 4 != 0));
+}
+
+/* after a decision that changed nothing: older periods weigh less (tuner.h) */
+static void age_evidence(struct tuner_state *st)
+{
+	st->windows = aged(st->windows);
+	st->paid = aged(st->paid);
+	st->waits = aged(st->waits);
+	st->waits_nosleep = aged(st->waits_nosleep);
+	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
+		st->hist[i] = aged(st->hist[i]);
+	st->fresh = 0;
 }
 
 static void accumulate(struct tuner_state *st, const struct tuner_input *in)
 {
 	st->windows = sat_add(st->windows, in->busy_windows);
+	st->fresh = sat_add(st->fresh, in->busy_windows);
 	st->paid = sat_add(st->paid, in->busy_paid);
 	st->waits = sat_add(st->waits, in->waits);
 	st->waits_nosleep = sat_add(st->waits_nosleep, in->waits_nosleep);
@@ -199,8 +222,39 @@ static void accumulate(struct tuner_state *st, const struct tuner_input *in)
 		st->hist[i] = sat_add(st->hist[i], in->hist[i]);
 }
 
+static unsigned int retry_interval(const struct tuner_policy *pol, unsigned int level)
+{
+	unsigned int s = pol->retry_s ? pol->retry_s : 1;
+	unsigned int cap = s > TUNER_BACKOFF_CAP_S ? s : TUNER_BACKOFF_CAP_S;
+
+	for (unsigned int i = 0; i < level && s < cap; i++)
+		s = s > cap / 2 ? cap : s * 2;
+	return s;
+}
+
+unsigned int tuner_retry_interval_s(const struct tuner_policy *pol, const struct tuner_state *st)
+{
+	return retry_interval(pol, st->backoff);
+}
+
+/* the backoff level a ring switched off now gets */
+static unsigned int level_when_off(const struct tuner_state *st)
+{
+	/* a retry that did not pay: twice as long; else from retry_s */
+	if (!st->retried_ns)
+		return 0;
+	return st->backoff < TUNER_BACKOFF_MAX ? st->backoff + 1U : TUNER_BACKOFF_MAX;
+}
+
 void tuner_applied(struct tuner_state *st, const struct tuner_setting *s, uint64_t now_ns)
 {
+	/* off_since_ns: switched off by the tuner, not merely never on */
+	if (s->enabled && !st->cur.enabled && st->off_since_ns)
+		st->retried_ns = now_ns ? now_ns : 1;
+	if (!s->enabled && st->cur.enabled) {
+		st->backoff = (uint8_t)level_when_off(st);
+		st->retried_ns = 0;
+	}
 	st->cur = *s;
 	st->last_change_ns = now_ns;
 	st->off_since_ns = s->enabled ? 0 : now_ns;
@@ -216,6 +270,8 @@ void tuner_initial(const struct tuner_policy *pol, const uint32_t *ids, unsigned
 		n_ids = UT_MAX_NAPI_IDS;
 	fresh_setting(pol, ids, n_ids, &s);
 	*out = s;
+	/* nothing of an earlier life: no backoff, not a retry */
+	memset(st, 0, sizeof(*st));
 	/* the caller's tuner_applied() with the same setting changes nothing more */
 	tuner_applied(st, &s, now_ns);
 }
@@ -346,53 +402,145 @@ static bool track_decision(const struct tuner_policy *pol, const struct tuner_st
 	return false;
 }
 
-/* step 5 of the header comment: the timeout, or NAPI off */
+/* "45 s", "4 min", "1 h": how long until a retry, for the log */
+static void fmt_span(char *buf, size_t len, unsigned int s)
+{
+	if (s < 120 || (s < 600 && s % 60))
+		snprintf(buf, len, "%u s", s);
+	else if (s % 3600 == 0)
+		snprintf(buf, len, "%u h", s / 3600);
+	else
+		snprintf(buf, len, "%u min", (s + 30) / 60);
+}
+
+/* a longer timeout to try, and what the model expects of it (step 5c) */
+struct growth {
+	unsigned int t_us;
+	double near;		/* share of the paid windows in [T/2, T) */
+	bool timed;		/* the hist has paid windows: near means something */
+	double efficiency;	/* estimated at t_us */
+};
+
+/*
+ * The paid windows' density over the top half of the current timeout T,
+ * continued over [T, t): the windows that would pay there in addition, at
+ * their mean length (T + t) / 2, and the efficiency that would give.
+ */
+static struct growth growth_at(const struct tuner_policy *pol, const struct tuner_state *st,
+			       const struct cost *at_cur)
+{
+	const double T = (double)st->cur.busy_poll_us * NSEC_PER_USEC, half = T / 2;
+	const double windows = (double)st->windows, paid = at_cur->paid;
+	double n = 0, n_near = 0, t, extra, spun, saved;
+	struct growth g;
+
+	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++) {
+		double k = (double)st->hist[i], lo = (double)hist_slot_lo(i);
+		double hi = (double)hist_slot_hi(i) < T ? (double)hist_slot_hi(i) : T;
+
+		if (!st->hist[i])
+			continue;
+		n += k;
+		/* paid windows lie below T: a slot counts for its part below T */
+		if (lo >= T)
+			n_near += k;
+		else if (hi > half)
+			n_near += k * (hi - (lo > half ? lo : half)) / (hi - lo);
+	}
+	g.t_us = clamp_timeout(pol, (uint64_t)st->cur.busy_poll_us * 2);
+	g.timed = n > 0;
+	g.near = g.timed ? n_near / n : 0;
+	t = (double)g.t_us * NSEC_PER_USEC;
+	extra = t > T ? paid * g.near * (t - T) / half : 0;
+	if (extra > windows - paid)
+		extra = windows - paid;
+	spun = paid * at_cur->mean_paid_ns + extra * (T + t) / 2 + (windows - paid - extra) * t;
+	saved = (paid + extra) * pol->wakeup_cost_us * NSEC_PER_USEC;
+	g.efficiency = spun > 0 ? saved / spun : 0;
+	return g;
+}
+
+/* step 5c: neither the current nor the sized timeout pays off */
+static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
+					 const struct tuner_state *st, const struct cost *at_cur,
+					 struct tuner_setting *next, char *why, size_t whylen)
+{
+	const unsigned int cur = st->cur.busy_poll_us, hit = pct_of(st->paid, st->windows);
+	const struct growth g = growth_at(pol, st, at_cur);
+	char retry[16], each[64];
+
+	if (g.t_us > cur && g.efficiency >= pol->min_efficiency) {
+		next->busy_poll_us = g.t_us;
+		say(why, whylen, "hit rate %u%% at %u us, efficiency %.2f, %.0f%% of paid windows near the timeout: trying %u us",
+		    hit, cur, at_cur->efficiency, g.near * 100, g.t_us);
+		return TUNER_APPLY;
+	}
+	next->enabled = false;
+	fmt_span(retry, sizeof(retry), retry_interval(pol, level_when_off(st)));
+	/* no paid window timed: they count as lasting the timeout, none known near it */
+	snprintf(each, sizeof(each), "none timed");
+	if (g.timed)
+		snprintf(each, sizeof(each), "~%.0f us each, %.0f%% near the timeout",
+			 at_cur->mean_paid_ns / NSEC_PER_USEC, g.near * 100);
+	if (at_cur->paid > 0)
+		say(why, whylen, "off: %u%% of %llu windows paid at %u us (%s), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
+		    hit, (unsigned long long)st->windows, cur, each, at_cur->efficiency,
+		    pol->min_efficiency, pol->wakeup_cost_us, retry);
+	else
+		say(why, whylen, "off: %u%% of %llu windows paid at %u us; retry in %s", hit,
+		    (unsigned long long)st->windows, cur, retry);
+	return TUNER_APPLY;
+}
+
+/* Tq for a quantile of q_us: the quantile with headroom, within the bounds */
+static unsigned int sized(const struct tuner_policy *pol, uint64_t q_us)
+{
+	return clamp_timeout(pol, (q_us * (100 + (uint64_t)pol->headroom_pct) + 99) / 100);
+}
+
+/* step 5 of the header comment: the timeout, or NAPI off; *pays: still worth it */
 static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
-					   const struct tuner_state *st,
-					   struct tuner_setting *next, char *why, size_t whylen)
+					   const struct tuner_state *st, struct tuner_setting *next,
+					   bool *pays, char *why, size_t whylen)
 {
 	const unsigned int cur = st->cur.busy_poll_us;
 	const unsigned int qpct = pol->quantile_pct > 100 ? 100 : pol->quantile_pct;
-	const unsigned int hit = pct_of(st->paid, st->windows);
 	const unsigned int q = tuner_hist_quantile_us(st->hist, qpct);
-	unsigned int t = cur;
+	const unsigned int t = q ? sized(pol, q) : cur;
 	struct cost at_cur, at_t;
+	bool cur_pays;
 
-	if (q)
-		t = clamp_timeout(pol, ((uint64_t)q * (100 + (uint64_t)pol->headroom_pct) + 99) / 100);
 	at_cur = cost_at(pol, st, cur);
 	at_t = t == cur ? at_cur : cost_at(pol, st, t);
+	cur_pays = at_cur.efficiency >= pol->min_efficiency;
 	*next = st->cur;
+	*pays = true;
 
 	if (at_t.efficiency >= pol->min_efficiency) {
 		if (!differs(pol, cur, t))
 			return TUNER_KEEP;
+		/* hysteresis: while cur pays, down only if a quantile one slot up would be too */
+		if (t < cur && cur_pays && sized(pol, (uint64_t)q * 2) >= cur)
+			return TUNER_KEEP;
 		next->busy_poll_us = t;
 		say(why, whylen, "hit rate %u%%, %u%% of paid windows within %u us: timeout %u -> %u us",
-		    hit, qpct, q, cur, t);
+		    pct_of(st->paid, st->windows), qpct, q, cur, t);
 		return TUNER_APPLY;
 	}
-	if (at_cur.efficiency >= pol->min_efficiency)
+	if (cur_pays)
 		return TUNER_KEEP;
+	*pays = false;
+	return explore_or_off(pol, st, &at_cur, next, why, whylen);
+}
 
-	if (cur < max_timeout(pol)) {
-		uint64_t longer = (uint64_t)cur * 2;
-
-		next->busy_poll_us = clamp_timeout(pol, longer > cur ? longer : cur + 1);
-		say(why, whylen, "hit rate %u%% at %u us, efficiency %.2f: trying %u us",
-		    hit, cur, at_cur.efficiency, next->busy_poll_us);
-		return TUNER_APPLY;
+/* a retry that has paid off for as long as the ring was off: backoff over */
+static void retry_paid(const struct tuner_policy *pol, struct tuner_state *st, uint64_t now)
+{
+	if (st->retried_ns &&
+	    elapsed(now, st->retried_ns) >= sec_ns(retry_interval(pol, st->backoff))) {
+		st->retried_ns = 0;
+		st->backoff = 0;
 	}
-
-	next->enabled = false;
-	if (at_cur.paid > 0)
-		say(why, whylen, "efficiency %.2f < %.2f at %u us (hit rate %u%%, paid windows ~%.0f us, a sleep costs %u us): NAPI busy poll off",
-		    at_cur.efficiency, pol->min_efficiency, cur, hit,
-		    at_cur.mean_paid_ns / NSEC_PER_USEC, pol->wakeup_cost_us);
-	else
-		say(why, whylen, "efficiency %.2f < %.2f at %u us (hit rate %u%%, no window paid off): NAPI busy poll off",
-		    at_cur.efficiency, pol->min_efficiency, cur, hit);
-	return TUNER_APPLY;
 }
 
 enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_state *st,
@@ -404,6 +552,8 @@ enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_sta
 	const uint32_t *ids = in->napi_ids;
 	unsigned int n_ids = ids ? in->n_ids : 0;
 	struct tuner_setting next;
+	char span[16];
+	bool pays;
 
 	if (n_ids > UT_MAX_NAPI_IDS)
 		n_ids = UT_MAX_NAPI_IDS;
@@ -415,26 +565,30 @@ enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_sta
 	if (!st->cur.enabled) {
 		uint64_t off = elapsed(now, st->off_since_ns);
 
-		if (off < sec_ns(pol->retry_s) || !st->waits)
+		if (off < sec_ns(tuner_retry_interval_s(pol, st)) || !st->waits)
 			return TUNER_KEEP;
 		fresh_setting(pol, ids, n_ids, &next);
-		say(why, whylen, "retrying NAPI busy poll after %llu s off: timeout %u us",
-		    (unsigned long long)(off / NSEC_PER_SEC), next.busy_poll_us);
+		fmt_span(span, sizeof(span), retry_interval(pol, st->backoff + 1U));
+		say(why, whylen, "retrying NAPI busy poll after %llu s off: timeout %u us (if it does not pay, off for %s)",
+		    (unsigned long long)(off / NSEC_PER_SEC), next.busy_poll_us, span);
 		goto apply;
 	}
 
 	if (track_decision(pol, st, in, ids, n_ids, &next, why, whylen))
 		goto apply;
 
-	/* too little to go on: keep gathering */
-	if (st->windows < need)
+	/* too little new since the last decision: keep gathering */
+	if (st->fresh < need)
 		return TUNER_KEEP;
 
-	if (timeout_decision(pol, st, &next, why, whylen) == TUNER_KEEP) {
-		/* each decision on fresh data: the ring may have changed */
-		clear_evidence(st);
+	if (timeout_decision(pol, st, &next, &pays, why, whylen) == TUNER_KEEP) {
+		retry_paid(pol, st, now);
+		/* the next decision on this period and, less, on the ones before */
+		age_evidence(st);
 		return TUNER_KEEP;
 	}
+	if (pays)
+		retry_paid(pol, st, now);
 apply:
 	clear_evidence(st);
 	*out = next;

@@ -10,12 +10,46 @@
  *   saved = P * wakeup_cost
  *   efficiency = saved / spun   (latency saved per unit of CPU spun)
  * The timeout is sized from the paid windows' lengths (a high quantile with
- * headroom, within [min, max]); windows that did not pay ran to the timeout,
- * so a low hit rate at the current timeout first tries a longer one, and a
- * ring whose efficiency stays below min_efficiency at max gets NAPI off,
- * retried after retry_s. Changes need min_windows of evidence and settle_s
- * since the last change, and a new timeout must differ by more than
- * change_pct percent: the tuner never flaps.
+ * headroom, within [min, max]); the steps are in tuner.c.
+ *
+ * Exploration. Windows that did not pay ran to the timeout, so the paid
+ * windows are a censored sample: arrivals may lie just beyond the timeout,
+ * and only a longer one can tell. The paid windows say whether that is
+ * likely: "near the timeout" is its top half, [T/2, T) (hist slots taken as
+ * evenly filled); if the paid windows keep the density they have there
+ * over [T, 2T), the windows that would then pay, at their mean length, give
+ * an efficiency estimate at 2T, and 2T is tried only if that pays off. A
+ * ring whose windows (almost) never pay has no density to continue and goes
+ * off at once, without trying longer timeouts; so does one whose paid
+ * windows are all short (the arrivals are not just beyond the timeout) or
+ * whose windows all pay already (nothing more to win). A low hit rate alone
+ * is no reason to grow or to go off: when the paid windows are short and
+ * the rest are waits with nothing coming soon (a server waiting for its
+ * next request), the timeout is sized to the paid windows and the ring
+ * keeps a busy poll that pays.
+ *
+ * Off and back on. A ring switched off (efficiency below min_efficiency) is
+ * retried after retry_s; a retry that goes off again before it has paid off
+ * for as long as the ring was off doubles the next interval (up to an hour,
+ * or retry_s if longer); one that pays that long starts the count again. A
+ * timeout change keeps the count: it is the same retry going on.
+ *
+ * Stable decisions. Each period's quantile is noisy, and the hist's slots
+ * are a factor of 2 wide, so a quantile at a slot's edge jumps between two
+ * slots from one period to the next: the sized timeout between, say, 26
+ * and 50 us. Two things keep the timeout still. The evidence is an EWMA
+ * over decision periods (a period: at least one tick and min_windows new
+ * windows): a decision that changes nothing keeps 3/4 of the evidence's
+ * weight for the next one, so about the last 7 periods count. And a longer
+ * timeout is taken at once, a shorter one, while the current one pays off,
+ * only when the quantile moved down by more than a slot: when even the
+ * timeout sized from twice the quantile would be shorter than the current
+ * one. (Sized timeouts of neighbouring slots differ by up to exactly 2x:
+ * 99 and 198 us.) A timeout too short loses paid windows, each a wake-up on
+ * the latency path; one up to twice too long only spins longer in the
+ * windows that do not pay. When the current timeout no longer pays off, any sized
+ * one that does is taken. Changes need settle_s since the last change, and
+ * a new timeout must differ by more than change_pct percent.
  */
 #ifndef UT_TUNER_H
 #define UT_TUNER_H
@@ -44,7 +78,7 @@ struct tuner_policy {
 	unsigned int wakeup_cost_us;	/* latency one avoided sleep saves */
 	unsigned int min_windows;	/* evidence needed before a decision */
 	unsigned int settle_s;		/* at least this long between changes */
-	unsigned int retry_s;		/* off for this long before trying again */
+	unsigned int retry_s;		/* first retry after this long off, then backoff */
 	unsigned int change_pct;	/* timeout changes smaller than this are skipped */
 	unsigned int quantile_pct;	/* paid windows the timeout should cover */
 	unsigned int headroom_pct;	/* added on top of that quantile */
@@ -78,12 +112,15 @@ struct tuner_state {
 	struct tuner_setting cur;	/* what the ring has now (our doing) */
 	uint64_t last_change_ns;
 	uint64_t off_since_ns;		/* switched off as not worth it, 0 if not */
-	/* evidence gathered since the last decision */
+	uint64_t retried_ns;		/* back on after a retry, not yet paid as long; 0 */
+	uint8_t backoff;		/* retry interval = retry_s * 2^backoff, to 1 h */
+	/* evidence since the last change, older decision periods weighing less */
 	uint64_t windows;
 	uint64_t paid;
 	uint64_t hist[UT_HIST_SLOTS];
 	uint64_t waits;
 	uint64_t waits_nosleep;
+	uint64_t fresh;			/* windows since the last decision */
 };
 
 enum tuner_verdict {
@@ -104,8 +141,14 @@ enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_sta
 				const struct tuner_input *in, struct tuner_setting *out,
 				char *why, size_t whylen);
 
-/* the kernel took *s: it is now the ring's current setting */
+/*
+ * The kernel took *s: it is now the ring's current setting. Off to on after
+ * the tuner switched it off is a retry; on to off counts for the backoff.
+ */
 void tuner_applied(struct tuner_state *st, const struct tuner_setting *s, uint64_t now_ns);
+
+/* how long, in seconds, a ring that is off now stays off before a retry */
+unsigned int tuner_retry_interval_s(const struct tuner_policy *pol, const struct tuner_state *st);
 
 /*
  * Shortest timeout, in microseconds, covering quantile_pct percent of the

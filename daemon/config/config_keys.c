@@ -74,7 +74,7 @@ const struct config_key config_keys[] = {
 	  .doc = "least time between two changes of a ring" },
 	{ "napi", "retry_s", config_parse_uint, FIELD(napi.retry_s),
 	  .min = 1, .max = 86400,
-	  .doc = "how long NAPI stays off before it is tried again" },
+	  .doc = "how long NAPI first stays off before a retry (then doubled, to 1 h)" },
 	{ "napi", "change_pct", config_parse_uint, FIELD(napi.change_pct),
 	  .min = 1, .max = 1000,
 	  .doc = "timeout changes of at most this many percent are skipped" },
