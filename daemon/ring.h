@@ -45,6 +45,12 @@ struct ring_obs {
 	struct ut_iopoll_stats *iop;	/* IOPOLL rings only: completion times */
 	bool have_iop;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
+	/*
+	 * What one sleep costs this ring's waiter, in ns of latency: measured
+	 * (daemon/observe/wakeup.c), else the host's, else [napi]
+	 * wakeup_cost_us. 0: not known yet.
+	 */
+	uint64_t wakeup_ns;
 
 	int32_t slot;			/* its ring_stats slot, -1 not known yet */
 	/*
