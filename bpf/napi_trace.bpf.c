@@ -10,6 +10,10 @@
  *   io_uring_cqring_wait   a wait that must block: outcome, busy window, per wait
  *   io_uring_poll_arm      request armed poll: start of the coming wait and
  *                          the socket's NAPI ID, per arm
+ *   io_uring_task_add      a poll woke a request: if its waiter sleeps, the
+ *                          wake-up starts here, per poll wake-up
+ *   io_uring_task_work_run / io_uring_local_work_run
+ *                          the waiter runs its work: the wake-up ended, per batch
  *   iter/task_file         inventory of rings, run by user space on demand
  * No syscall, sched_switch or napi_poll tracepoint: those fire for every
  * syscall, switch or busy-poll iteration and cost ~40% of a ping-pong's RTT.
@@ -147,6 +151,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct napi_seen);
 } last_napi SEC(".maps");
+
+/*
+ * per task: the wait it sleeps in (set at io_uring_cqring_wait when the wait
+ * is not satisfied) and when the completion that wakes it came; what a
+ * sleep costs is the time from that completion to the task running it.
+ */
+struct sleeper {
+	__u64 ctx;		/* the ring it waits on, 0 if not asleep */
+	__u64 slept_ns;		/* the wait started sleeping */
+	__u64 woken_ns;		/* first completion for it since; 0 none yet */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct sleeper);
+} sleepers SEC(".maps");
 
 __u64 events_lost;	/* ring buffer full: user space recovers at its next sweep */
 __u64 rings_dropped;	/* ring map full: the ring is not traced */
@@ -560,6 +582,19 @@ static __always_inline bool wait_satisfied(struct task_struct *task,
 	return (int)(tail - head) >= min_events;
 }
 
+/* The wait is about to sleep: stamp its task (one storage lookup, one clock read). */
+static __always_inline void sleep_begin(struct task_struct *task, struct io_ring_ctx *ring)
+{
+	struct sleeper *sl;
+
+	sl = bpf_task_storage_get(&sleepers, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!sl)
+		return;
+	sl->ctx = (__u64)ring;
+	sl->woken_ns = 0;
+	sl->slept_ns = bpf_ktime_get_ns();
+}
+
 SEC("tp_btf/io_uring_cqring_wait")
 int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 {
@@ -576,6 +611,8 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		return 0;
 	satisfied = wait_satisfied(task, ring, min_events);
 	__sync_fetch_and_add(&rs->waits, 1);
+	if (!satisfied)
+		sleep_begin(task, ring);
 	/* a ring passed to another process shows who uses it now */
 	if (rs->user_tgid != (__u32)task->tgid)
 		rs->user_tgid = task->tgid;
@@ -624,6 +661,104 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	dur = now - st->ts;
 	__sync_fetch_and_add(&rs->busy_ns, dur);
 	__sync_fetch_and_add(&rs->busy_hist[hist_slot(dur)], 1);
+	return 0;
+}
+
+/* before 6.13 a request named its task directly */
+struct io_kiocb___v612 {
+	struct task_struct *task;
+} __attribute__((preserve_access_index));
+
+#define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
+
+/* The task that runs @req's completion: the one that waits for it. */
+static __always_inline struct task_struct *req_waiter(struct io_kiocb *req)
+{
+	struct io_kiocb___v612 *old = (void *)req;
+	struct io_ring_ctx *ring = req->ctx;
+
+	/* DEFER_TASKRUN rings run all their work in their submitter */
+	if (ring->flags & IORING_SETUP_DEFER_TASKRUN)
+		return ring->submitter_task;
+	/* plain loads: the storage helper wants a typed task pointer */
+	if (bpf_core_field_exists(req->tctx))
+		return req->tctx ? req->tctx->task : NULL;
+	return old->task;
+}
+
+/*
+ * A poll woke a request and queues its completion for the task that waits.
+ * If that task sleeps in a wait on this ring, this is the moment busy polling
+ * would have ended its window: the sleep's gap. Its wake-up starts here.
+ */
+SEC("tp_btf/io_uring_task_add")
+int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
+{
+	struct task_struct *task = req_waiter(req);
+	struct ut_ring_stats *rs;
+	struct sleeper *sl;
+	__u64 now;
+
+	if (!task)
+		return 0;
+	sl = bpf_task_storage_get(&sleepers, task, 0, 0);
+	if (!sl || !sl->ctx || sl->woken_ns)
+		return 0;
+	/* not asleep (a wait that ended without work, the task went on): no sample */
+	if (task->__state == 0 || sl->ctx != (__u64)req->ctx) {
+		sl->ctx = 0;
+		return 0;
+	}
+	now = bpf_ktime_get_ns();
+	sl->woken_ns = now;
+	rs = ring_get(req->ctx);
+	if (!rs)
+		return 0;
+	__sync_fetch_and_add(&rs->sleeps_woken, 1);
+	__sync_fetch_and_add(&rs->sleep_gap_hist[hist_slot(now - sl->slept_ns)], 1);
+	return 0;
+}
+
+/* The current task runs the work a completion queued: its sleep is over. */
+static __always_inline void sleep_end(void)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct ut_ring_stats *rs;
+	struct sleeper *sl;
+	__u64 ctx, dur;
+	__u32 *slot;
+
+	sl = bpf_task_storage_get(&sleepers, task, 0, 0);
+	if (!sl || !sl->ctx)
+		return;
+	ctx = sl->ctx;
+	sl->ctx = 0;
+	if (!sl->woken_ns)
+		return;
+	dur = bpf_ktime_get_ns() - sl->woken_ns;
+	slot = bpf_map_lookup_elem(&ring_slots, &ctx);
+	rs = slot ? slot_stats(*slot, ctx) : NULL;
+	if (!rs)
+		return;
+	if (dur > UT_WAKE_MAX_NS) {
+		__sync_fetch_and_add(&rs->wakes_long, 1);
+		return;
+	}
+	__sync_fetch_and_add(&rs->wakes, 1);
+	__sync_fetch_and_add(&rs->wake_ns, dur);
+}
+
+SEC("tp_btf/io_uring_task_work_run")
+int BPF_PROG(on_task_work_run, void *tctx, unsigned int count)
+{
+	sleep_end();
+	return 0;
+}
+
+SEC("tp_btf/io_uring_local_work_run")
+int BPF_PROG(on_local_work_run, void *ctxp, int count, unsigned int loops)
+{
+	sleep_end();
 	return 0;
 }
 

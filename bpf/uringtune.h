@@ -64,7 +64,24 @@ struct ut_ring_stats {
 	__u32 n_kernel_ids;	/* entries (may exceed the array) */
 	__u32 kernel_napi_ids[UT_MAX_NAPI_IDS];
 	__u64 kernel_ids_reads;	/* 0: never copied */
+
+	/*
+	 * Waits that slept, and what each sleep cost (napi_trace's sleepers):
+	 * a sleep starts at io_uring_cqring_wait (the wait not satisfied), its
+	 * wake-up is triggered by the first completion for the waiter
+	 * (io_uring_task_add: a poll woke), and it ends when the waiter runs
+	 * that work (io_uring_task_work_run / io_uring_local_work_run).
+	 */
+	__u64 sleeps_woken;	/* sleeps ended by a completion */
+	/* sleep start to that completion: the window a busy poll would have needed */
+	__u64 sleep_gap_hist[UT_HIST_SLOTS];
+	__u64 wakes;		/* of those, timed to the waiter running its work */
+	__u64 wake_ns;		/* sum of those times: the latency the sleeps cost */
+	__u64 wakes_long;	/* not counted: longer than UT_WAKE_MAX_NS (preempted) */
 };
+
+/* a wake-up timed longer than this was the waiter's CPU being busy, not the wake-up */
+#define UT_WAKE_MAX_NS		(10 * 1000 * 1000ULL)
 
 enum ut_event_type {
 	UT_EV_RING_CREATE = 1,	/* io_uring_create */

@@ -23,6 +23,7 @@
 #include "uring_abi.h"
 #include "tuner.h"
 #include "uringtune.h"
+#include "wakeup.h"
 
 struct ut_holder {
 	pid_t pid;
@@ -51,6 +52,8 @@ struct ring_obs {
 	 * wakeup_cost_us. 0: not known yet.
 	 */
 	uint64_t wakeup_ns;
+	uint8_t wakeup_src;		/* enum wakeup_source */
+	struct wakeup_est wake;		/* its waiters' wake-ups, measured */
 
 	int32_t slot;			/* its ring_stats slot, -1 not known yet */
 	/*

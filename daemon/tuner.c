@@ -220,6 +220,8 @@ static void accumulate(struct tuner_state *st, const struct tuner_input *in)
 	st->waits_nosleep = sat_add(st->waits_nosleep, in->waits_nosleep);
 	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
 		st->hist[i] = sat_add(st->hist[i], in->hist[i]);
+	if (in->wakeup_ns)
+		st->wakeup_ns = in->wakeup_ns;
 }
 
 static unsigned int retry_interval(const struct tuner_policy *pol, unsigned int level)
@@ -305,6 +307,14 @@ struct cost {
  * at a longer timeout either, so a longer timeout is estimated pessimistically.
  * With no timed window, a paid window is taken to have lasted the timeout.
  */
+/* latency one avoided sleep saves: measured if the input said, else the policy's */
+static double wake_ns(const struct tuner_policy *pol, const struct tuner_state *st)
+{
+	if (st->wakeup_ns)
+		return (double)st->wakeup_ns;
+	return (double)(pol->wakeup_cost_us ? pol->wakeup_cost_us : TUNER_WAKEUP_US) * NSEC_PER_USEC;
+}
+
 static struct cost cost_at(const struct tuner_policy *pol, const struct tuner_state *st,
 			   unsigned int t_us)
 {
@@ -335,7 +345,7 @@ static struct cost cost_at(const struct tuner_policy *pol, const struct tuner_st
 		c.mean_paid_ns = (double)(t_us < cur ? t_us : cur) * NSEC_PER_USEC;
 	}
 	spun = c.paid * c.mean_paid_ns + (windows - c.paid) * t_us * NSEC_PER_USEC;
-	saved = c.paid * pol->wakeup_cost_us * NSEC_PER_USEC;
+	saved = c.paid * wake_ns(pol, st);
 	c.efficiency = spun > 0 ? saved / spun : DBL_MAX;
 	return c;
 }
@@ -455,7 +465,7 @@ static struct growth growth_at(const struct tuner_policy *pol, const struct tune
 	if (extra > windows - paid)
 		extra = windows - paid;
 	spun = paid * at_cur->mean_paid_ns + extra * (T + t) / 2 + (windows - paid - extra) * t;
-	saved = (paid + extra) * pol->wakeup_cost_us * NSEC_PER_USEC;
+	saved = (paid + extra) * wake_ns(pol, st);
 	g.efficiency = spun > 0 ? saved / spun : 0;
 	return g;
 }
@@ -485,7 +495,7 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 	if (at_cur->paid > 0)
 		say(why, whylen, "off: %u%% of %llu windows paid at %u us (%s), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
 		    hit, (unsigned long long)st->windows, cur, each, at_cur->efficiency,
-		    pol->min_efficiency, pol->wakeup_cost_us, retry);
+		    pol->min_efficiency, (unsigned int)(wake_ns(pol, st) / NSEC_PER_USEC), retry);
 	else
 		say(why, whylen, "off: %u%% of %llu windows paid at %u us; retry in %s", hit,
 		    (unsigned long long)st->windows, cur, retry);

@@ -4,8 +4,8 @@
  * Pure: no I/O, no clock (time comes in the input), unit-tested.
  *
  * Cost model. A wait that busy-polls spins for the window it takes; a wait
- * that sleeps pays a wake-up (wakeup_cost_us of latency) that a paid-off
- * window saves. Over a decision period with W windows, P of them paid off:
+ * that sleeps pays a wake-up (the input's measured wakeup_ns, else the
+ * policy's wakeup_cost_us, of latency) that a paid-off window saves. Over a decision period with W windows, P of them paid off:
  *   spun  = sum of paid window lengths + (W - P) * timeout
  *   saved = P * wakeup_cost
  *   efficiency = saved / spun   (latency saved per unit of CPU spun)
@@ -67,6 +67,9 @@ enum tuner_tracking {
 	TUNER_TRACK_AUTO,	/* dynamic, then static once the observed IDs are stable */
 };
 
+/* what a sleep is taken to cost when nothing says (as wakeup.h's prior) */
+#define TUNER_WAKEUP_US		25
+
 struct tuner_policy {
 	unsigned int min_us;		/* timeout bounds, microseconds */
 	unsigned int max_us;
@@ -75,7 +78,8 @@ struct tuner_policy {
 	enum tuner_tracking tracking;
 	unsigned int static_after_s;	/* AUTO: IDs unchanged this long -> static */
 	double min_efficiency;		/* below it (at max timeout): NAPI off */
-	unsigned int wakeup_cost_us;	/* latency one avoided sleep saves */
+	unsigned int wakeup_cost_us;	/* latency one avoided sleep saves, when the
+					 * input has no measured figure; 0: TUNER_WAKEUP_US */
 	unsigned int min_windows;	/* evidence needed before a decision */
 	unsigned int settle_s;		/* at least this long between changes */
 	unsigned int retry_s;		/* first retry after this long off, then backoff */
@@ -105,6 +109,7 @@ struct tuner_input {
 	const uint32_t *napi_ids;	/* observed on the ring's sockets */
 	unsigned int n_ids;
 	uint64_t ids_changed_ns;	/* when the observed set last grew */
+	uint64_t wakeup_ns;		/* what a sleep costs this ring's waiter; 0: the policy's */
 };
 
 /* Per-ring memory of the tuner; zero-initialised, kept by the caller. */
@@ -121,6 +126,7 @@ struct tuner_state {
 	uint64_t waits;
 	uint64_t waits_nosleep;
 	uint64_t fresh;			/* windows since the last decision */
+	uint64_t wakeup_ns;		/* the latest input's, 0 if none came */
 };
 
 enum tuner_verdict {

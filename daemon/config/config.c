@@ -38,7 +38,7 @@ void config_defaults(struct ut_config *cfg)
 	cfg->napi.tracking = TUNER_TRACK_AUTO;
 	cfg->napi.static_after_s = 30;
 	cfg->napi.min_efficiency = 0.2;
-	cfg->napi.wakeup_cost_us = 10;
+	cfg->napi.wakeup_cost_us = 0;	/* measured */
 	cfg->napi.min_windows = 1000;
 	cfg->napi.settle_s = 5;
 	cfg->napi.retry_s = 60;

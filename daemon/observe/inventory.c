@@ -236,6 +236,34 @@ static void adopt_slots(struct inventory *inv)
 /* slotless rings are looked for at most this often, in ticks */
 #define ADOPT_EVERY	4
 
+/* the ring's timed wake-ups since the last refresh: its and the host's estimate */
+static void wake_growth(struct inventory *inv, struct ring_obs *o, const struct ut_ring_stats *prev)
+{
+	uint64_t wakes = o->stats.wakes - prev->wakes;
+
+	/* a slot that went to another ring starts its counters over */
+	if (o->stats.ctx != prev->ctx || o->stats.wakes < prev->wakes)
+		return;
+	wakeup_add(&o->wake, wakes, o->stats.wake_ns - prev->wake_ns);
+	wakeup_add(&inv->wake_host, wakes, o->stats.wake_ns - prev->wake_ns);
+}
+
+/* what a sleep costs each ring's waiter, now that the tick's wake-ups are in */
+static void wake_resolve(struct inventory *inv)
+{
+	enum wakeup_source src;
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(inv->reg, i, ring) {
+		ring->obs.wakeup_ns = wakeup_resolve(&ring->obs.wake, &inv->wake_host,
+						     inv->cfg->napi.wakeup_cost_us, &src);
+		ring->obs.wakeup_src = src;
+	}
+	inv->wakeup_ns = wakeup_resolve(NULL, &inv->wake_host, inv->cfg->napi.wakeup_cost_us, &src);
+	inv->wakeup_src = src;
+}
+
 void inventory_refresh_stats(struct inventory *inv)
 {
 	struct ut_ring *ring;
@@ -247,8 +275,17 @@ void inventory_refresh_stats(struct inventory *inv)
 	registry_for_each(inv->reg, i, ring) {
 		struct ring_obs *o = &ring->obs;
 
+		struct ut_ring_stats prev = o->stats;
+
+		/* first read: the counters began at zero with the ring's slot */
+		if (!o->have_stats) {
+			memset(&prev, 0, sizeof(prev));
+			prev.ctx = ring->ctx;
+		}
 		o->have_stats = trace_ring_stats(inv->trace, ring->ctx, &o->slot, &o->stats) == 0;
 		slotless += o->slot == TRACE_SLOT_NONE;
+		if (o->have_stats)
+			wake_growth(inv, o, &prev);
 		/* the kernel's NAPI list, as BPF last copied it */
 		if (o->have_stats && o->stats.kernel_ids_reads) {
 			memcpy(o->kernel_napi_ids, o->stats.kernel_napi_ids, sizeof(o->kernel_napi_ids));
@@ -261,6 +298,7 @@ void inventory_refresh_stats(struct inventory *inv)
 			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, o->iop) == 0;
 	}
 	inv->slotless = slotless;
+	wake_resolve(inv);
 }
 
 /* in auto mode the hooks stay on this long after the last IOPOLL ring */

@@ -76,6 +76,10 @@ struct inventory {
 	uint64_t holders_lost;		/* holders found not holding a live ring */
 	uint64_t holders_moved;		/* ... and where the ring went */
 	uint64_t pid_scans;
+	/* what a sleep costs a waiter on this host (wakeup.h) */
+	struct wakeup_est wake_host;
+	uint64_t wakeup_ns;
+	uint8_t wakeup_src;		/* enum wakeup_source */
 };
 
 int inventory_init(struct inventory *inv);

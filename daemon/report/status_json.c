@@ -92,6 +92,27 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s, b
 	sw_object_end(w);
 }
 
+/*
+ * What a sleep costs the ring's waiter (the figure the tuner uses), where it
+ * comes from, and the wake-ups it was measured on.
+ */
+static void wakeup_write(struct status_writer *w, const struct ut_ring *ring,
+			 const struct ut_ring_stats *s)
+{
+	sw_object(w, "wakeup");
+	sw_double(w, "cost_us", (double)ring->obs.wakeup_ns / 1000);
+	sw_str(w, "source", wakeup_source_name(ring->obs.wakeup_src));
+	/* the ring's own running mean, whichever figure is used */
+	if (ring->obs.wake.samples)
+		sw_double(w, "measured_us", ring->obs.wake.mean_ns / 1000);
+	else
+		sw_null(w, "measured_us");
+	sw_u64(w, "sleeps_woken", s->sleeps_woken);
+	sw_u64(w, "timed", s->wakes);
+	sw_u64(w, "timed_too_long", s->wakes_long);
+	sw_object_end(w);
+}
+
 static void u64_or_null(struct status_writer *w, const char *key, bool have, uint64_t v)
 {
 	if (have)
@@ -250,6 +271,8 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 			  n_kernel < UT_MAX_NAPI_IDS ? n_kernel : UT_MAX_NAPI_IDS);
 	waits_write(w, s);
 	busy_write(w, s, table);
+	if (!table)
+		wakeup_write(w, ring, s);
 	sw_bool(w, "tunable", tunable);
 	sw_str(w, "reason", reason);
 	sw_str(w, "managed_by", managed_by_name(ring->tune.managed_by));
@@ -420,6 +443,12 @@ static void daemon_write(struct status_writer *w, const struct ut_daemon *d)
 	reload_write(w, &d->reload);
 	agent_status_write(w, d);
 	inventory_write(w, &d->inv);
+	/* what a sleep costs a waiter on this host: every ring's wake-ups */
+	sw_object(w, "wakeup");
+	sw_double(w, "cost_us", (double)d->inv.wakeup_ns / 1000);
+	sw_str(w, "source", wakeup_source_name(d->inv.wakeup_src));
+	sw_u64(w, "timed", d->inv.wake_host.samples);
+	sw_object_end(w);
 	loop_write(w, &d->loop_stats);
 	journal_write(w, &d->lc);
 }

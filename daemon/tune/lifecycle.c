@@ -436,6 +436,7 @@ static void input_of(const struct ut_ring *ring, uint64_t now, struct tuner_inpu
 	in->napi_ids = a->napi_ids;
 	in->n_ids = lc_count_ids(a->napi_ids);
 	in->ids_changed_ns = a->napi_ids_changed_ns;
+	in->wakeup_ns = ring->obs.wakeup_ns;
 }
 
 static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)

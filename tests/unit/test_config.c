@@ -96,7 +96,7 @@ UT_TEST(defaults)
 	UT_ASSERT_EQ_INT(def.napi.tracking, TUNER_TRACK_AUTO);
 	UT_ASSERT_EQ_INT(def.napi.static_after_s, 30);
 	UT_ASSERT(def.napi.min_efficiency == 0.2);
-	UT_ASSERT_EQ_INT(def.napi.wakeup_cost_us, 10);
+	UT_ASSERT_EQ_INT(def.napi.wakeup_cost_us, 0);	/* measured */
 	UT_ASSERT_EQ_INT(def.napi.min_windows, 1000);
 	UT_ASSERT_EQ_INT(def.napi.settle_s, 5);
 	UT_ASSERT_EQ_INT(def.napi.retry_s, 60);
@@ -473,7 +473,7 @@ static const struct {
 	{ "max_busy_poll_us", 1, 10000, POLICY(max_us), 1 },
 	{ "initial_busy_poll_us", 1, 10000, POLICY(initial_us), 1 },
 	{ "static_after_s", 1, 86400, POLICY(static_after_s), 0 },
-	{ "wakeup_cost_us", 1, 10000, POLICY(wakeup_cost_us), 0 },
+	{ "wakeup_cost_us", 0, 10000, POLICY(wakeup_cost_us), 0 },
 	{ "min_windows", 1, 100000000, POLICY(min_windows), 0 },
 	{ "settle_s", 0, 86400, POLICY(settle_s), 0 },
 	{ "retry_s", 1, 86400, POLICY(retry_s), 0 },

@@ -810,6 +810,48 @@ UT_TEST(kernel_cap_on_timeout)
 	UT_ASSERT_STR_CONTAINS(s.why, "trying 10000 us");
 }
 
+/* --- what a sleep costs --------------------------------------------------- */
+
+/*
+ * The same windows (10% pay, at ~8 us) are not worth their spin when a sleep
+ * costs the policy's 10 us, and are when the input says it costs 300 us (a
+ * measured figure, as after an idle gap on this VM): the tuner prices the
+ * saved wake-ups with the input's figure, else the policy's.
+ */
+UT_TEST(measured_wakeup_cost_prices_the_windows)
+{
+	struct tuner_policy pol = default_policy();
+	struct tuner_setting cur, out;
+	struct tuner_state st;
+	struct tuner_input in;
+	char why[200];
+
+	for (int dear = 0; dear < 2; dear++) {
+		memset(&st, 0, sizeof(st));
+		tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+		tuner_applied(&st, &cur, T0);
+		in = input_at(T0 + 10 * NSEC, 10000, 1000, 8);
+		in.wakeup_ns = dear ? 300000 : 0;
+		UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+		if (dear) {
+			UT_ASSERT(out.enabled);
+			UT_ASSERT(out.busy_poll_us < 50);
+		} else {
+			UT_ASSERT(!out.enabled);
+			UT_ASSERT_STR_CONTAINS(why, "a sleep costs 10 us");
+		}
+	}
+	/* no figure in the input and none in the policy: TUNER_WAKEUP_US */
+	pol.wakeup_cost_us = 0;
+	memset(&st, 0, sizeof(st));
+	tuner_initial(&pol, NULL, 0, T0, &st, &cur);
+	tuner_applied(&st, &cur, T0);
+	in = input_at(T0 + 10 * NSEC, 10000, 1000, 8);
+	UT_ASSERT_EQ_INT(tuner_decide(&pol, &st, &in, &out, why, sizeof(why)), TUNER_APPLY);
+	UT_ASSERT(!out.enabled);
+	UT_ASSERT_STR_CONTAINS(why, "a sleep costs 25 us");
+}
+
 /* --- pacing ---------------------------------------------------------------- */
 
 /* evidence that calls for a change waits for settle_s, and is kept meanwhile */
@@ -1450,6 +1492,7 @@ int main(void)
 	ut_run("inefficient_at_high_hit_rate_off_without_growing",
 	       inefficient_at_high_hit_rate_off_without_growing);
 	ut_run("kernel_cap_on_timeout", kernel_cap_on_timeout);
+	ut_run("measured_wakeup_cost_prices_the_windows", measured_wakeup_cost_prices_the_windows);
 	ut_run("settle_respected", settle_respected);
 	ut_run("changing_traffic_never_faster_than_settle",
 	       changing_traffic_never_faster_than_settle);
