@@ -100,7 +100,7 @@ AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
 # server: what it depends on is all it gets (its backend is a fake)
 LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.c daemon/tune/journal*.c \
 		   daemon/config/*.c) daemon/tune/select.c daemon/observe/registry.c daemon/tuner.c \
-		   daemon/tunable.c daemon/log.c)
+		   daemon/tunable.c daemon/worker.c daemon/log.c)
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
@@ -157,7 +157,8 @@ $(BUILD)/%.o: %.c
 
 # include paths and flags live here: a changed Makefile rebuilds every object
 # (dependency files name headers by path, and a moved header is not seen)
-$(COMMON_OBJS) $(DAEMON_OBJS) $(CLI_OBJS) $(AGENT_OBJS) $(UNIT_SRCS:%.c=$(BUILD)/%.o): Makefile
+$(COMMON_OBJS) $(DAEMON_OBJS) $(CLI_OBJS) $(AGENT_OBJS) $(UNIT_SRCS:%.c=$(BUILD)/%.o) \
+	$(BUILD)/tests/unit/fake_kernel.o: Makefile
 
 # the daemon's objects that include skeletons must wait for them
 $(DAEMON_OBJS): $(BPF_SKELS)
@@ -248,6 +249,9 @@ $(DAEMON_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
+# the agent server's fake kernel, shared with its fuzz target
+$(BUILD)/tests/test_daemon_agent_server: $(BUILD)/tests/unit/fake_kernel.o
+
 check: deps
 	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
 	@tests/run.sh
@@ -324,7 +328,8 @@ FUZZ_ALL	:= config journal control agent_server agent_wire cli_json
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -O1 -g $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CFLAGS_JSON)
-FUZZ_INC	:= $(DAEMON_INC) -Icli -Itests/fuzz
+# tests/unit: the agent server's fake kernel (fake_kernel.h), shared with its unit tests
+FUZZ_INC	:= $(DAEMON_INC) -Icli -Itests/fuzz -Itests/unit
 
 # what each target links besides common/ and its own file: the code under
 # test, as the daemon or the CLI builds it (control: no BPF, see fake_observe.c)
@@ -339,7 +344,7 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 			   daemon/report/control_server.c daemon/report/control_conn.c,$(DAEMON_SRCS)) \
 			   tests/fuzz/fake_observe.c
 # the agent server's message sequences: the same daemon, a fake kernel
-FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control)
+FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control) tests/unit/fake_kernel.c
 FUZZ_SRCS_agent_wire	:=
 FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)

@@ -204,7 +204,7 @@ void inventory_tick(struct inventory *inv)
 		inv->events_lost_seen = lost;
 		sweep_budget_request(&inv->budget, "ring-buffer events were lost");
 	}
-	if (inv->worker.started) {
+	if (scan_worker_started(&inv->worker)) {
 		if (sweep_budget_due(&inv->budget, now) &&
 		    !scan_worker_busy(&inv->worker, SCAN_SWEEP)) {
 			log_debug("full sweep: %s", inv->budget.reason ? inv->budget.reason :

@@ -14,7 +14,10 @@
 
 /* /proc/PID/stat field 22: start time in clock ticks since boot; 0 or -ESRCH */
 int proc_start_ticks(pid_t pid, uint64_t *ticks);
-/* @pid is still the process that started at @start_boottime (ns; 0: unknown, true) */
+/*
+ * @pid is still the process that started at @start_boottime (ns); false if
+ * /proc has no such pid; 0 (not known): true for any live @pid
+ */
 bool proc_same_start(pid_t pid, uint64_t start_boottime);
 /* the inode of the file /proc/PID/fd/FD, 0 if none or not ours to see */
 uint64_t proc_fd_ino(pid_t pid, int fd);

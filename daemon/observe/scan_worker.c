@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The inventory's iterator thread. */
 #include <errno.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "clock.h"
 #include "scan_worker.h"
@@ -73,110 +70,58 @@ void scan_job_free(struct scan_job *job)
 	free(job);
 }
 
-static void append(struct scan_job **list, struct scan_job *job)
+static struct scan_job *job_of(struct worker_job *node)
 {
-	job->next = NULL;
-	while (*list)
-		list = &(*list)->next;
-	*list = job;
+	return node ? container_of(node, struct scan_job, node) : NULL;
 }
 
-static void *worker_main(void *arg)
+static void run(struct worker *wk, struct worker_job *node)
 {
-	struct scan_worker *w = arg;
-	struct scan_job *job;
-	uint64_t one = 1;
+	struct scan_worker *w = container_of(wk, struct scan_worker, worker);
 
-	pthread_mutex_lock(&w->lock);
-	for (;;) {
-		while (!w->todo && !w->stop)
-			pthread_cond_wait(&w->wake, &w->lock);
-		if (w->stop)
-			break;
-		job = w->todo;
-		w->todo = job->next;
-		w->queued--;
-		w->running = true;
-		/* the running job is neither todo nor done: busy() says running */
-		w->current_kind = job->kind;
-		pthread_mutex_unlock(&w->lock);
-
-		scan_job_run(w->trace, job);
-
-		pthread_mutex_lock(&w->lock);
-		w->running = false;
-		append(&w->done, job);
-		/* an eventfd write cannot block short of 2^64 - 1 pending */
-		if (write(w->efd, &one, sizeof(one)) < 0)
-			(void)0;
-	}
-	pthread_mutex_unlock(&w->lock);
-	return NULL;
+	scan_job_run(w->trace, job_of(node));
 }
 
 int scan_worker_start(struct scan_worker *w, struct ut_trace *trace)
 {
-	sigset_t all, old;
-	int ret;
-
 	memset(w, 0, sizeof(*w));
 	w->trace = trace;
-	w->efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (w->efd < 0)
-		return -errno;
-	pthread_mutex_init(&w->lock, NULL);
-	pthread_cond_init(&w->wake, NULL);
-	/* signals stay with the loop's signalfd: the thread blocks them all */
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, &old);
-	ret = -pthread_create(&w->thread, NULL, worker_main, w);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (ret) {
-		close(w->efd);
-		w->efd = -1;
-		return ret;
-	}
-	w->started = true;
-	return 0;
+	return worker_start(&w->worker, run, NULL);
 }
 
-static void free_list(struct scan_job *job)
+static void free_list(struct worker_job *node)
 {
-	struct scan_job *next;
+	struct worker_job *next;
 
-	for (; job; job = next) {
-		next = job->next;
-		scan_job_free(job);
+	for (; node; node = next) {
+		next = node->next;
+		scan_job_free(job_of(node));
 	}
 }
 
 void scan_worker_stop(struct scan_worker *w)
 {
-	if (!w->started)
+	if (!w->worker.started)
 		return;
-	pthread_mutex_lock(&w->lock);
-	w->stop = true;
-	pthread_cond_signal(&w->wake);
-	pthread_mutex_unlock(&w->lock);
-	pthread_join(w->thread, NULL);
-	free_list(w->todo);
-	free_list(w->done);
-	w->todo = w->done = NULL;
-	close(w->efd);
-	w->efd = -1;
-	w->started = false;
+	/* the job running now ends first; those not started are dropped */
+	free_list(worker_cancel(&w->worker));
+	free_list(worker_stop(&w->worker));
 }
 
 int scan_worker_fd(const struct scan_worker *w)
 {
-	return w->efd;
+	return w->worker.efd;
 }
 
+/* the lock held */
 static bool waiting(const struct scan_worker *w, enum scan_kind kind, pid_t pid, bool any_pid)
 {
-	for (const struct scan_job *j = w->todo; j; j = j->next)
+	for (const struct worker_job *n = w->worker.todo; n; n = n->next) {
+		const struct scan_job *j = container_of(n, const struct scan_job, node);
+
 		if (j->kind == kind && (any_pid || j->pid == pid))
 			return true;
+	}
 	return false;
 }
 
@@ -185,12 +130,12 @@ int scan_worker_submit(struct scan_worker *w, enum scan_kind kind, pid_t pid)
 	struct scan_job *job;
 	int ret = 0;
 
-	if (!w->started)
+	if (!w->worker.started)
 		return -ENOTCONN;
-	pthread_mutex_lock(&w->lock);
+	worker_lock(&w->worker);
 	if (waiting(w, kind, pid, false))
 		goto out;
-	if (w->queued >= SCAN_MAX_QUEUED) {
+	if (w->worker.queued >= SCAN_MAX_QUEUED) {
 		ret = -ENOSPC;
 		goto out;
 	}
@@ -201,11 +146,9 @@ int scan_worker_submit(struct scan_worker *w, enum scan_kind kind, pid_t pid)
 	}
 	job->kind = kind;
 	job->pid = pid;
-	append(&w->todo, job);
-	w->queued++;
-	pthread_cond_signal(&w->wake);
+	worker_queue_locked(&w->worker, &job->node);
 out:
-	pthread_mutex_unlock(&w->lock);
+	worker_unlock(&w->worker);
 	return ret;
 }
 
@@ -213,26 +156,24 @@ bool scan_worker_busy(struct scan_worker *w, enum scan_kind kind)
 {
 	bool busy;
 
-	if (!w->started)
+	if (!w->worker.started)
 		return false;
-	pthread_mutex_lock(&w->lock);
-	busy = (w->running && w->current_kind == kind) || waiting(w, kind, 0, true);
-	pthread_mutex_unlock(&w->lock);
+	worker_lock(&w->worker);
+	/* the thread writes a job's results, never its kind: read here under the lock */
+	busy = (w->worker.running && job_of(w->worker.running)->kind == kind) ||
+	       waiting(w, kind, 0, true);
+	worker_unlock(&w->worker);
 	return busy;
 }
 
 struct scan_job *scan_worker_take(struct scan_worker *w)
 {
-	struct scan_job *done;
-	uint64_t n;
+	struct worker_job *node;
 
-	if (!w->started)
+	if (!w->worker.started)
 		return NULL;
-	if (read(w->efd, &n, sizeof(n)) < 0)
-		(void)0;	/* EAGAIN: nothing signalled; the list says */
-	pthread_mutex_lock(&w->lock);
-	done = w->done;
-	w->done = NULL;
-	pthread_mutex_unlock(&w->lock);
-	return done;
+	node = worker_take(&w->worker, false);
+	for (struct worker_job *n = node; n; n = n->next)
+		job_of(n)->next = job_of(n->next);
+	return job_of(node);
 }

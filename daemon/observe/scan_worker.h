@@ -2,21 +2,21 @@
 /*
  * The inventory's iterators off the event loop: a host sweep costs ~0.3 us
  * per open file on the host (210 ms at 740 000 files), a process's scan as
- * many of its files. One thread runs them in turn; the loop hands it jobs
- * and takes the finished ones back through an eventfd (scan_worker_fd), so
- * the loop never waits on an iterator. Jobs of the same kind (and pid)
- * waiting at once run once.
+ * many of its files. One thread (a struct worker, worker.h) runs them in
+ * turn; the loop hands it jobs and takes the finished ones back through an
+ * eventfd (scan_worker_fd), so the loop never waits on an iterator. Jobs of
+ * the same kind (and pid) waiting at once run once.
  */
 #ifndef UT_SCAN_WORKER_H
 #define UT_SCAN_WORKER_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "uringtune.h"
+#include "worker.h"
 
 struct ut_trace;
 
@@ -34,25 +34,24 @@ struct scan_job {
 	int ret;			/* records, or -errno */
 	struct ut_ring_rec *recs;
 	size_t n, cap;
-	struct scan_job *next;
+	struct scan_job *next;		/* in what scan_worker_take returns */
+	struct worker_job node;		/* in the worker's queues */
 };
 
 struct scan_worker {
 	struct ut_trace *trace;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;
-	struct scan_job *todo, *done;	/* singly linked, FIFO */
-	size_t queued;
-	enum scan_kind current_kind;	/* of the job running, if running */
-	int efd;
-	bool started, running, stop;
+	struct worker worker;
 };
 
 int scan_worker_start(struct scan_worker *w, struct ut_trace *trace);
 /* waits for the job running now; jobs not started are dropped */
 void scan_worker_stop(struct scan_worker *w);
 int scan_worker_fd(const struct scan_worker *w);
+
+static inline bool scan_worker_started(const struct scan_worker *w)
+{
+	return w->worker.started;
+}
 
 /* queue a job (no-op if the same is already waiting); -ENOMEM, -ENOSPC if too many wait */
 int scan_worker_submit(struct scan_worker *w, enum scan_kind kind, pid_t pid);

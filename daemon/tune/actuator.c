@@ -21,21 +21,6 @@
 #define SYS_pidfd_getfd	438
 #endif
 
-#define NSEC_PER_SEC	1000000000ULL
-
-static bool same_start(pid_t pid, uint64_t start_boottime)
-{
-	long hz = sysconf(_SC_CLK_TCK);
-	uint64_t ticks;
-
-	if (!start_boottime)
-		return true;
-	if (proc_start_ticks(pid, &ticks) || hz <= 0)
-		return false;
-	/* the kernel prints nsec_to_clock_t(start_boottime): truncating division */
-	return ticks == start_boottime / (NSEC_PER_SEC / (uint64_t)hz);
-}
-
 /* A private copy of the ring's fd, proven to be the same ring. */
 static int open_ring(const struct ring_target *t, char *err, size_t errlen)
 {
@@ -48,8 +33,11 @@ static int open_ring(const struct ring_target *t, char *err, size_t errlen)
 		snprintf(err, errlen, "pidfd_open(%d): %s", t->pid, strerror(-ret));
 		return ret == -EINVAL ? -ESRCH : ret;
 	}
-	/* checked after pidfd_open: from here the pidfd pins that process */
-	if (!same_start(t->pid, t->start_boottime)) {
+	/*
+	 * checked after pidfd_open: from here the pidfd pins that process;
+	 * start_boottime 0 (not known): the pidfd alone, /proc not read
+	 */
+	if (t->start_boottime && !proc_same_start(t->pid, t->start_boottime)) {
 		snprintf(err, errlen, "pid %d now names another process", t->pid);
 		ret = -ESRCH;
 		goto out;

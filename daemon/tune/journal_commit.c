@@ -5,24 +5,19 @@
  * an fsync (one slow fsync on a shared disk stalled the daemon ~245 ms,
  * docs/BENCHMARKS.md "reaction").
  *
- * The thread shares three things with the loop, under one mutex: the
- * commit to write (todo), the commit written (done), and whether it is
- * stopping. Everything else it touches is the commit itself, the loop's
- * again only once reaped, and the journal's directory descriptor, which
- * the loop leaves alone while a commit is in flight (the lifecycle waits
- * for it before writing on its own). It logs nothing: errors travel back in
- * the commit. After each commit it adds 1 to an eventfd; the loop's reap
- * empties it first, so a wake-up with nothing done is read once and gone.
+ * The thread is a struct worker (worker.h): it shares with the loop, under
+ * the worker's mutex, the commit to write, the commit written and whether
+ * it is stopping. Everything else it touches is the commit itself, the
+ * loop's again only once reaped, and the journal's directory descriptor,
+ * which the loop leaves alone while a commit is in flight (the lifecycle
+ * waits for it before writing on its own). It logs nothing: errors travel
+ * back in the commit, and its eventfd says when one is done.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "journal_commit.h"
 
@@ -136,111 +131,51 @@ int journal_committer_sync(struct journal_committer *jc, journal_write_fn *write
 struct thread_committer {
 	journal_write_fn *write;
 	void *arg;
-	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t wake;		/* the thread: a commit to write, or stop */
-	pthread_cond_t written;		/* a waiting reaper: a commit is done */
-	struct journal_commit *todo;	/* submitted, not yet taken by the thread */
-	struct journal_commit *busy;	/* being written */
-	struct journal_commit *done;	/* written, not yet reaped */
-	bool stop;
-	int efd;
+	struct worker w;		/* one commit queued or being written at a time */
 };
 
-static void *committer_main(void *arg)
+static struct journal_commit *commit_of(struct worker_job *node)
 {
-	struct thread_committer *t = arg;
-	struct journal_commit *c;
-	uint64_t one = 1;
-	ssize_t n;
+	return node ? container_of(node, struct journal_commit, node) : NULL;
+}
 
-	pthread_mutex_lock(&t->lock);
-	for (;;) {
-		while (!t->todo && !t->stop)
-			pthread_cond_wait(&t->wake, &t->lock);
-		/* a stop still writes what was submitted: the loop may be waiting for it */
-		if (!t->todo)
-			break;
-		c = t->busy = t->todo;
-		t->todo = NULL;
-		pthread_mutex_unlock(&t->lock);
-		run_write(t->write, t->arg, c);
-		pthread_mutex_lock(&t->lock);
-		t->busy = NULL;
-		t->done = c;
-		pthread_cond_broadcast(&t->written);
-		/* cannot fail: the loop empties the counter at each wake-up */
-		n = write(t->efd, &one, sizeof(one));
-		(void)n;
-	}
-	pthread_mutex_unlock(&t->lock);
-	return NULL;
+static void thread_write(struct worker *w, struct worker_job *node)
+{
+	struct thread_committer *t = container_of(w, struct thread_committer, w);
+
+	run_write(t->write, t->arg, commit_of(node));
 }
 
 static void thread_submit(struct journal_committer *jc, struct journal_commit *c)
 {
 	struct thread_committer *t = jc->impl;
 
-	pthread_mutex_lock(&t->lock);
-	t->todo = c;
-	pthread_cond_signal(&t->wake);
-	pthread_mutex_unlock(&t->lock);
+	worker_submit(&t->w, &c->node);
 }
 
 static struct journal_commit *thread_reap(struct journal_committer *jc, bool wait)
 {
 	struct thread_committer *t = jc->impl;
-	struct journal_commit *c;
-	uint64_t count;
-	ssize_t n;
 
-	/* empty the counter first: a later wake-up then always has a commit or is read once */
-	n = read(t->efd, &count, sizeof(count));
-	(void)n;
-	pthread_mutex_lock(&t->lock);
-	while (wait && !t->done && (t->todo || t->busy))
-		pthread_cond_wait(&t->written, &t->lock);
-	c = t->done;
-	t->done = NULL;
-	pthread_mutex_unlock(&t->lock);
-	return c;
+	return commit_of(worker_take(&t->w, wait));
 }
 
 static void thread_fini(struct journal_committer *jc)
 {
 	struct thread_committer *t = jc->impl;
+	struct worker_job *node, *next;
 
-	pthread_mutex_lock(&t->lock);
-	t->stop = true;
-	pthread_cond_signal(&t->wake);
-	pthread_mutex_unlock(&t->lock);
-	pthread_join(t->thread, NULL);
-	journal_commit_free(t->done);
-	close(t->efd);
-	pthread_cond_destroy(&t->written);
-	pthread_cond_destroy(&t->wake);
-	pthread_mutex_destroy(&t->lock);
+	/* a commit submitted is still written: the loop may be waiting for it */
+	for (node = worker_stop(&t->w); node; node = next) {
+		next = node->next;
+		journal_commit_free(commit_of(node));
+	}
 	free(t);
 }
 
 static const struct journal_committer_ops thread_ops = {
 	.submit = thread_submit, .reap = thread_reap, .fini = thread_fini,
 };
-
-/* the thread, with every signal blocked: SIGTERM and friends are the loop's (signalfd) */
-static int start_thread(struct thread_committer *t)
-{
-	sigset_t all, old;
-	int ret;
-
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -pthread_create(&t->thread, NULL, committer_main, t);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!ret)
-		pthread_setname_np(t->thread, "ut-journal");
-	return ret;
-}
 
 int journal_committer_thread(struct journal_committer *jc, journal_write_fn *write, void *arg)
 {
@@ -253,26 +188,14 @@ int journal_committer_thread(struct journal_committer *jc, journal_write_fn *wri
 		return -ENOMEM;
 	t->write = write;
 	t->arg = arg;
-	t->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (t->efd < 0) {
-		ret = -errno;
-		free(t);
-		return ret;
-	}
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->wake, NULL);
-	pthread_cond_init(&t->written, NULL);
-	ret = start_thread(t);
+	/* every signal blocked there: SIGTERM and friends are the loop's (signalfd) */
+	ret = worker_start(&t->w, thread_write, "ut-journal");
 	if (ret) {
-		close(t->efd);
-		pthread_cond_destroy(&t->written);
-		pthread_cond_destroy(&t->wake);
-		pthread_mutex_destroy(&t->lock);
 		free(t);
 		return ret;
 	}
 	jc->ops = &thread_ops;
-	jc->fd = t->efd;
+	jc->fd = t->w.efd;
 	jc->impl = t;
 	return 0;
 }

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "journal.h"
+#include "worker.h"
 
 /* one snapshot of the journal, written whole */
 struct journal_commit {
@@ -42,6 +43,7 @@ struct journal_commit {
 	int ret;			/* 0, or -errno with err set */
 	char err[PATH_MAX + 320];
 	uint64_t write_ns;		/* how long the write took (CLOCK_MONOTONIC) */
+	struct worker_job node;		/* the threaded committer's queue */
 };
 
 /* write @c whole and durably: 0, or -errno with c->err set; any thread */

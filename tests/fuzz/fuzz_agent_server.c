@@ -2,9 +2,9 @@
 /*
  * The agent server's message sequences through its seam,
  * agent_server_handle(): four peers of a fake kernel (root, two users, and
- * one whose process has exited) send what the input says, with the server's
- * tick and an unsent answer between messages when it says so. Each peer's
- * process holds one ring the registry knows.
+ * one whose process has exited; tests/unit/fake_kernel.h) send what the
+ * input says, with the server's tick and an unsent answer between messages
+ * when it says so. Each peer's process holds one ring the registry knows.
  *
  * An input is records: [control][length][length bytes of message]. The
  * control byte's low 2 bits pick the peer; bit 2: the answer was not sent;
@@ -19,17 +19,13 @@
  *     the slot's ring is one of the sender's uid's rings;
  *   - the agent's rings are never journaled (the page is their record).
  */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent_server.h"
 #include "agent_server_priv.h"
 #include "config.h"
+#include "fake_kernel.h"
 #include "fuzz.h"
 #include "lifecycle.h"
 #include "registry.h"
@@ -41,80 +37,14 @@
 #define DT		(UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN)
 #define MAX_RECORDS	64
 
-struct fproc {
-	int fd;			/* a memfd standing for the process: its inode is it */
-	ino_t key;
-	pid_t pid;
-	uid_t uid;
-	uint64_t start;
-	bool dead;
-	int ring_fd;
-	uint64_t ring_ino;
-	uint64_t ctx;
-};
+/* peer i's process holds one ring: fd 5, inode 700 + i, context 0xa000 + 0x100 * i */
+#define RING_FD		5
+#define RING_INO(i)	(700 + (i))
+#define RING_CTX(i)	(0xa000 + 0x100 * (i))
 
-static struct fproc procs[NPEERS];
+static struct fake_proc *procs[NPEERS];
 static struct agent_peer peers[NPEERS];
-static uint64_t next_token = 0x1000;
 static uint64_t clock_ns = 5000000000ULL;
-
-static struct fproc *proc_of_fd(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st))
-		return NULL;
-	for (unsigned int i = 0; i < NPEERS; i++)
-		if (procs[i].key == st.st_ino)
-			return &procs[i];
-	return NULL;
-}
-
-static bool f_alive(const struct agent_peer *p)
-{
-	struct fproc *pr = proc_of_fd(p->pidfd);
-
-	return pr && !pr->dead;
-}
-
-static int f_euid(pid_t pid, uid_t *uid)
-{
-	for (unsigned int i = 0; i < NPEERS; i++)
-		if (procs[i].pid == pid && !procs[i].dead) {
-			*uid = procs[i].uid;
-			return 0;
-		}
-	return -ESRCH;
-}
-
-static int f_holds(const struct agent_peer *p, int fd, uint64_t ino)
-{
-	struct fproc *pr = proc_of_fd(p->pidfd);
-
-	if (!pr || pr->dead)
-		return -ESRCH;
-	return pr->ring_fd == fd && pr->ring_ino == ino ? 0 : -ESTALE;
-}
-
-static int f_dup(const struct agent_peer *p)
-{
-	return fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
-}
-
-static void f_comm(pid_t pid, char *comm, size_t len)
-{
-	snprintf(comm, len, "app%d", pid);
-}
-
-static uint64_t f_token(void)
-{
-	return next_token++;
-}
-
-static const struct agent_sys fake_sys = {
-	.alive = f_alive, .euid = f_euid, .holds = f_holds, .dup_pidfd = f_dup,
-	.comm = f_comm, .token = f_token,
-};
 
 static struct ut_config cfg;
 static struct ut_registry reg;
@@ -134,26 +64,17 @@ static bool fake_selects(void *arg, pid_t pid, const char *comm, const char **wh
 
 static void spawn(unsigned int i, pid_t pid, uid_t uid, bool dead)
 {
-	struct fproc *pr = &procs[i];
-	struct ut_event ev;
-	struct stat st;
-
-	pr->fd = memfd_create("proc", MFD_CLOEXEC);
-	FUZZ_CHECK(pr->fd >= 0 && !fstat(pr->fd, &st));
-	*pr = (struct fproc){ .fd = pr->fd, .key = st.st_ino, .pid = pid, .uid = uid,
-			      .start = 50 + i, .dead = dead, .ring_fd = 5,
-			      .ring_ino = 700 + i, .ctx = 0xa000 + 0x100 * i };
-	peers[i] = (struct agent_peer){
-		.id = { .pid = pid, .uid = uid, .start_ticks = pr->start },
-		.pidfd = fcntl(pr->fd, F_DUPFD_CLOEXEC, 3),
-		.exact = true,
-	};
-	ev = (struct ut_event){
-		.type = UT_EV_RING_CREATE, .tgid = pid, .fd = pr->ring_fd, .ctx = pr->ctx,
-		.start_boottime = pr->start * TICK_NS + 1234, .ino = pr->ring_ino,
+	struct fake_proc *pr = fake_spawn(pid, uid, 50 + i, &peers[i]);
+	struct ut_event ev = {
+		.type = UT_EV_RING_CREATE, .tgid = pid, .fd = RING_FD, .ctx = RING_CTX(i),
+		.start_boottime = pr->start * TICK_NS + 1234, .ino = RING_INO(i),
 		.setup_flags = DT,
 	};
-	FUZZ_CHECK(registry_on_create(&reg, &ev, pr->ring_ino) != NULL);
+
+	pr->dead = dead;
+	fake_hold_ring(pr, RING_FD, RING_INO(i));
+	procs[i] = pr;
+	FUZZ_CHECK(registry_on_create(&reg, &ev, RING_INO(i)) != NULL);
 }
 
 static void setup(void)
@@ -171,7 +92,7 @@ static void setup(void)
 	FUZZ_CHECK(!lifecycle_init(&lc, &reg, &cfg, &env, err, sizeof(err)));
 	lc.ready = true;
 	agent_server_init(&as, &reg, &lc, &cfg);
-	as.sys = &fake_sys;
+	as.sys = &fake_kernel_sys;
 	as.hz = HZ;
 	FUZZ_CHECK(!agent_server_open_mem(&as));
 	agent_server_backend(&as, &lc.agent);
@@ -186,10 +107,9 @@ static void teardown(void)
 	agent_server_close(&as);
 	lifecycle_fini(&lc);
 	registry_free(&reg);
-	for (unsigned int i = 0; i < NPEERS; i++) {
+	for (unsigned int i = 0; i < NPEERS; i++)
 		agent_peer_close(&peers[i]);
-		close(procs[i].fd);
-	}
+	fake_kernel_reset();
 }
 
 static void check(void)
@@ -200,18 +120,18 @@ static void check(void)
 	size_t i;
 
 	for (unsigned int p = 0; p < NPEERS; p++) {
-		agent_server_slots_of(&as, procs[p].uid, &slots, &pending);
+		agent_server_slots_of(&as, procs[p]->euid, &slots, &pending);
 		FUZZ_CHECK(slots <= cfg.agent.slots_per_uid);
 	}
 	memset(slot_of, 0xff, sizeof(slot_of));
 	registry_for_each(&reg, i, ring) {
-		unsigned int p = (ring->ctx - 0xa000) / 0x100;
+		unsigned int p = (ring->ctx - RING_CTX(0)) / 0x100;
 
 		FUZZ_CHECK(p < NPEERS);
 		if (!ring->agent.via)
 			continue;
 		/* only its own live process attaches a ring */
-		FUZZ_CHECK(!procs[p].dead);
+		FUZZ_CHECK(!procs[p]->dead);
 		slot_of[p] = ring->agent.slot;
 		for (unsigned int q = 0; q < p; q++)
 			FUZZ_CHECK(slot_of[q] != slot_of[p]);
@@ -229,7 +149,7 @@ static size_t message(const uint8_t *rec, size_t len, uint8_t ctl, unsigned int 
 	struct ut_agent_ring r = {
 		.type = UT_AGENT_RING, .version = UT_AGENT_PROTO_VERSION,
 		.slot = last->reply.slot, .token = last->reply.token,
-		.fd = procs[p].ring_fd, .ino = procs[p].ring_ino, .setup_flags = DT,
+		.fd = RING_FD, .ino = RING_INO(p), .setup_flags = DT,
 	};
 	size_t n;
 

@@ -2,21 +2,17 @@
 /*
  * The agent server's message handling through its seam,
  * agent_server_handle(): a peer identity and message bytes in, the answer
- * out, against a fake kernel (struct agent_sys). Each process of the fake
- * is a memfd whose inode stands for it, so that a pid's next process (even
- * in the same clock tick) is another process, as with real pidfds.
+ * out, against a fake kernel (struct agent_sys, fake_kernel.h).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent_server.h"
 #include "agent_server_priv.h"
 #include "config.h"
+#include "fake_kernel.h"
 #include "lifecycle.h"
 #include "registry.h"
 #include "uring_abi.h"
@@ -26,115 +22,6 @@
 #define TICK_NS	10000000ULL
 #define DT	(UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN)
 
-/* ---- the fake kernel ---- */
-
-#define MAX_PROCS	16
-#define MAX_HELD	16
-
-struct fproc {
-	int fd;			/* the memfd standing for the process; its inode is it */
-	ino_t key;
-	pid_t pid;
-	uid_t euid;
-	uint64_t start;		/* ticks */
-	bool dead;
-};
-
-static struct fproc procs[MAX_PROCS];
-static unsigned int n_procs;
-/* rings held: (process key, fd, inode) */
-static struct { ino_t key; int fd; uint64_t ino; } held[MAX_HELD];
-static unsigned int n_held;
-static uint64_t next_token = 0x1000;
-
-static struct fproc *proc_of_fd(int fd)
-{
-	struct stat st;
-
-	if (fd < 0 || fstat(fd, &st))
-		return NULL;
-	for (unsigned int i = 0; i < n_procs; i++)
-		if (procs[i].key == st.st_ino)
-			return &procs[i];
-	return NULL;
-}
-
-static bool f_alive(const struct agent_peer *p)
-{
-	struct fproc *pr = proc_of_fd(p->pidfd);
-
-	return pr && !pr->dead;
-}
-
-static int f_euid(pid_t pid, uid_t *uid)
-{
-	/* the live process with that pid now */
-	for (unsigned int i = 0; i < n_procs; i++)
-		if (procs[i].pid == pid && !procs[i].dead) {
-			*uid = procs[i].euid;
-			return 0;
-		}
-	return -ESRCH;
-}
-
-static int f_holds(const struct agent_peer *p, int fd, uint64_t ino)
-{
-	struct fproc *pr = proc_of_fd(p->pidfd);
-
-	if (!pr || pr->dead)
-		return -ESRCH;
-	for (unsigned int i = 0; i < n_held; i++)
-		if (held[i].key == pr->key && held[i].fd == fd && held[i].ino == ino)
-			return 0;
-	return -ESTALE;
-}
-
-static int f_dup(const struct agent_peer *p)
-{
-	return fcntl(p->pidfd, F_DUPFD_CLOEXEC, 3);
-}
-
-static void f_comm(pid_t pid, char *comm, size_t len)
-{
-	snprintf(comm, len, "app%d", pid);
-}
-
-static uint64_t f_token(void)
-{
-	return next_token++;
-}
-
-static const struct agent_sys fake_sys = {
-	.alive = f_alive, .euid = f_euid, .holds = f_holds, .dup_pidfd = f_dup,
-	.comm = f_comm, .token = f_token,
-};
-
-/* a process (and the peer it would be on the socket: its own pidfd) */
-static struct fproc *spawn(pid_t pid, uid_t uid, uint64_t start, struct agent_peer *peer)
-{
-	struct fproc *pr = &procs[n_procs++];
-	struct stat st;
-
-	pr->fd = memfd_create("proc", MFD_CLOEXEC);
-	fstat(pr->fd, &st);
-	*pr = (struct fproc){ .fd = pr->fd, .key = st.st_ino, .pid = pid, .euid = uid,
-			      .start = start };
-	*peer = (struct agent_peer){
-		.id = { .pid = pid, .uid = uid, .start_ticks = start },
-		.pidfd = fcntl(pr->fd, F_DUPFD_CLOEXEC, 3),
-		.exact = true,
-	};
-	return pr;
-}
-
-static void hold_ring(struct fproc *pr, int fd, uint64_t ino)
-{
-	held[n_held].key = pr->key;
-	held[n_held].fd = fd;
-	held[n_held].ino = ino;
-	n_held++;
-}
-
 /* ---- the daemon's side ---- */
 
 static char dir[] = "/tmp/ut-agent-server.XXXXXX";
@@ -142,7 +29,7 @@ static struct ut_config cfg;
 static struct ut_registry reg;
 static struct lifecycle lc;
 static struct ut_agent_server as;
-static struct agent_peer peers[MAX_PROCS];
+static struct agent_peer peers[FAKE_MAX_PROCS];
 static bool lc_open;
 
 static uint64_t fake_now(void)
@@ -161,13 +48,10 @@ static void setup(void)
 	const struct lifecycle_env env = { .now = fake_now, .selects = fake_selects };
 	char err[256];
 
-	for (unsigned int i = 0; i < MAX_PROCS; i++) {
-		if (i < n_procs)
-			close(procs[i].fd);
+	fake_kernel_reset();
+	for (unsigned int i = 0; i < FAKE_MAX_PROCS; i++)
 		if (peers[i].pidfd > 0)
 			agent_peer_close(&peers[i]);
-	}
-	n_procs = n_held = 0;
 	if (as.info)
 		agent_server_close(&as);
 	if (lc_open)
@@ -181,14 +65,14 @@ static void setup(void)
 	lc.napi_supported = true;
 	lc_open = !lifecycle_init(&lc, &reg, &cfg, &env, err, sizeof(err));
 	agent_server_init(&as, &reg, &lc, &cfg);
-	as.sys = &fake_sys;
+	as.sys = &fake_kernel_sys;
 	as.hz = HZ;
 	agent_server_open_mem(&as);
 	agent_server_backend(&as, &lc.agent);
 }
 
 /* the create event of a ring of process @pr at @fd */
-static struct ut_ring *ring_created(const struct fproc *pr, uint64_t ctx, int fd, uint64_t ino,
+static struct ut_ring *ring_created(const struct fake_proc *pr, uint64_t ctx, int fd, uint64_t ino,
 				    uint32_t flags)
 {
 	struct ut_event ev = {
@@ -227,11 +111,11 @@ static void ring_msg(const struct agent_peer *p, uint32_t type, const struct age
 UT_TEST(hello_ring_attach)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	UT_ASSERT(a.send && a.with_page);
 	UT_ASSERT_EQ_INT(a.reply.status, 0);
@@ -241,7 +125,7 @@ UT_TEST(hello_ring_attach)
 	UT_ASSERT_EQ_INT(as.page.pg->slots[a.reply.slot].token, a.reply.token);
 	UT_ASSERT_EQ_INT(as.page.own->recs[a.reply.slot].pid, 100);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
 	UT_ASSERT(ring->agent.via);
 	UT_ASSERT_EQ_INT(ring->agent.slot, a.reply.slot);
@@ -254,15 +138,15 @@ UT_TEST(hello_ring_attach)
 UT_TEST(claims_decide_nothing)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	/* the RING claims hybrid added and NAPI registered; BPF saw no register call */
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
 	UT_ASSERT(ring->agent.via);
 	UT_ASSERT_EQ_INT(ring->tune.managed_by, UT_MANAGED_NONE);
@@ -275,14 +159,14 @@ UT_TEST(kernel_register_decides)
 {
 	struct agent_answer a;
 	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	/* the agent's registration at setup, as BPF shows it */
 	ev.napi.enabled = 1;
 	ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
@@ -296,10 +180,10 @@ UT_TEST(kernel_register_decides)
 
 	/* refused by the kernel: the ring is refused, whatever the RING says */
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	ev.ret = -EINVAL;
 	agent_server_setup_register(&as, ring, &ev);
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
@@ -310,17 +194,17 @@ UT_TEST(kernel_register_decides)
 UT_TEST(pid_reuse_inherits_nothing)
 {
 	struct agent_answer a;
-	struct fproc *attacker, *root;
+	struct fake_proc *attacker, *root;
 	struct ut_ring *ring;
 
 	setup();
-	attacker = spawn(100, 65534, 50, &peers[0]);
+	attacker = fake_spawn(100, 65534, 50, &peers[0]);
 	hello(&peers[0], &a);
 	attacker->dead = true;
 	/* root takes pid 100 in the same clock tick, and holds a ring at fd 5 */
-	root = spawn(100, 0, 50, &peers[1]);
+	root = fake_spawn(100, 0, 50, &peers[1]);
 	ring = ring_created(root, 0xb0, 5, 900, 0);
-	hold_ring(root, 5, 900);
+	fake_hold_ring(root, 5, 900);
 	/* the attacker's queued RING: its sender has exited */
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 900);
 	UT_ASSERT(!ring->agent.via);
@@ -334,8 +218,8 @@ UT_TEST(pid_reuse_inherits_nothing)
 	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_PEER_GONE], 2);
 	/* a process of the same uid in the same tick: pid, start and uid alike, not the owner */
 	root->dead = true;
-	root = spawn(100, 65534, 50, &peers[2]);
-	hold_ring(root, 5, 900);
+	root = fake_spawn(100, 65534, 50, &peers[2]);
+	fake_hold_ring(root, 5, 900);
 	ring_msg(&peers[2], UT_AGENT_RING, &a, 5, 900);
 	UT_ASSERT(!ring->agent.via);
 	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_NOT_OWNER], 2);
@@ -348,14 +232,14 @@ UT_TEST(pending_setup_of_dead_owner)
 {
 	struct agent_answer a;
 	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xb0, .opcode = 27 };
-	struct fproc *attacker, *root;
+	struct fake_proc *attacker, *root;
 	struct ut_ring *ring;
 
 	setup();
-	attacker = spawn(100, 65534, 50, &peers[0]);
+	attacker = fake_spawn(100, 65534, 50, &peers[0]);
 	hello(&peers[0], &a);
 	attacker->dead = true;
-	root = spawn(100, 0, 50, &peers[1]);
+	root = fake_spawn(100, 0, 50, &peers[1]);
 	ring = ring_created(root, 0xb0, 5, 900, DT);
 	/* root's own register call is not the dead agent's setup */
 	UT_ASSERT(!agent_server_setup_register(&as, ring, &ev));
@@ -365,13 +249,13 @@ UT_TEST(pending_setup_of_dead_owner)
 UT_TEST(inode_required_and_checked)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	hello(&peers[0], &a);
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 0);
 	UT_ASSERT(!ring->agent.via);
@@ -387,16 +271,16 @@ UT_TEST(inode_required_and_checked)
 UT_TEST(foreign_rings_refused)
 {
 	struct agent_answer a;
-	struct fproc *root, *child;
+	struct fake_proc *root, *child;
 	struct ut_ring *ring;
 
 	/* root's ring, its fd inherited by a child that became nobody */
 	setup();
-	root = spawn(100, 0, 50, &peers[0]);
-	child = spawn(101, 65534, 60, &peers[1]);
+	root = fake_spawn(100, 0, 50, &peers[0]);
+	child = fake_spawn(101, 65534, 60, &peers[1]);
 	ring = ring_created(root, 0xa0, 5, 777, 0);
-	hold_ring(root, 5, 777);
-	hold_ring(child, 5, 777);
+	fake_hold_ring(root, 5, 777);
+	fake_hold_ring(child, 5, 777);
 	hello(&peers[1], &a);
 	ring_msg(&peers[1], UT_AGENT_RING, &a, 5, 777);
 	UT_ASSERT(!ring->agent.via);
@@ -404,9 +288,9 @@ UT_TEST(foreign_rings_refused)
 
 	/* the process's own ring, but it became another uid since its HELLO */
 	setup();
-	child = spawn(101, 65534, 60, &peers[1]);
+	child = fake_spawn(101, 65534, 60, &peers[1]);
 	ring = ring_created(child, 0xa0, 5, 777, 0);
-	hold_ring(child, 5, 777);
+	fake_hold_ring(child, 5, 777);
 	hello(&peers[1], &a);
 	child->euid = 1000;
 	ring_msg(&peers[1], UT_AGENT_RING, &a, 5, 777);
@@ -417,13 +301,13 @@ UT_TEST(foreign_rings_refused)
 UT_TEST(one_slot_per_ring)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 65534, 50, &peers[0]);
+	pr = fake_spawn(100, 65534, 50, &peers[0]);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	for (int i = 0; i < 1024; i++) {
 		hello(&peers[0], &a);
 		UT_ASSERT_EQ_INT(a.reply.status, 0);
@@ -440,11 +324,11 @@ UT_TEST(one_slot_per_ring)
 UT_TEST(quotas)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	unsigned int ok = 0;
 
 	setup();
-	spawn(100, 65534, 50, &peers[0]);
+	fake_spawn(100, 65534, 50, &peers[0]);
 	for (int i = 0; i < 20; i++) {
 		hello(&peers[0], &a);
 		ok += a.reply.status == 0;
@@ -454,20 +338,20 @@ UT_TEST(quotas)
 	UT_ASSERT_STR_CONTAINS(a.reply.why, "ring setups under way");
 	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_QUOTA_PENDING], 20 - AGENT_PENDING_PER_UID);
 	/* another uid is not held back */
-	spawn(200, 1000, 50, &peers[1]);
+	fake_spawn(200, 1000, 50, &peers[1]);
 	hello(&peers[1], &a);
 	UT_ASSERT_EQ_INT(a.reply.status, 0);
 
 	/* slots_per_uid: attached rings count */
 	setup();
 	cfg.agent.slots_per_uid = 3;
-	pr = spawn(100, 65534, 50, &peers[0]);
+	pr = fake_spawn(100, 65534, 50, &peers[0]);
 	for (int i = 0; i < 5; i++) {
 		hello(&peers[0], &a);
 		if (a.reply.status)
 			break;
 		ring_created(pr, 0xa0 + i, 5 + i, 700 + i, DT);
-		hold_ring(pr, 5 + i, 700 + i);
+		fake_hold_ring(pr, 5 + i, 700 + i);
 		ring_msg(&peers[0], UT_AGENT_RING, &a, 5 + i, 700 + i);
 	}
 	UT_ASSERT_EQ_INT(a.reply.status, -EDQUOT);
@@ -479,14 +363,14 @@ UT_TEST(quotas)
 UT_TEST(app_napi_only_from_the_owner)
 {
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
-	spawn(101, 1000, 50, &peers[1]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
+	fake_spawn(101, 1000, 50, &peers[1]);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	hello(&peers[0], &a);
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
 	/* another process of the same uid, with the token */
@@ -509,15 +393,15 @@ UT_TEST(app_napi_and_register_in_either_order)
 {
 	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	for (int order = 0; order < 2; order++) {
 		setup();
-		pr = spawn(100, 1000, 50, &peers[0]);
+		pr = fake_spawn(100, 1000, 50, &peers[0]);
 		hello(&peers[0], &a);
 		ring = ring_created(pr, 0xa0, 5, 777, DT);
-		hold_ring(pr, 5, 777);
+		fake_hold_ring(pr, 5, 777);
 		ev.ret = 0;
 		ev.napi.enabled = 1;
 		ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
@@ -539,10 +423,10 @@ UT_TEST(app_napi_and_register_in_either_order)
 	}
 	/* an APP_NAPI alone (no register call of the program's): nothing changes hands */
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	lifecycle_on_register(&lc, ring, &ev, agent_server_setup_register(&as, ring, &ev));
 	ring_msg(&peers[0], UT_AGENT_RING, &a, 5, 777);
 	ring_msg(&peers[0], UT_AGENT_APP_NAPI, &a, 5, 777);
@@ -554,14 +438,14 @@ UT_TEST(program_call_during_setup)
 {
 	struct ut_event ev = { .type = UT_EV_NAPI_REGISTER, .tgid = 100, .ctx = 0xa0, .opcode = 27 };
 	struct agent_answer a;
-	struct fproc *pr;
+	struct fake_proc *pr;
 	struct ut_ring *ring;
 
 	setup();
-	pr = spawn(100, 1000, 50, &peers[0]);
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	ring = ring_created(pr, 0xa0, 5, 777, DT);
-	hold_ring(pr, 5, 777);
+	fake_hold_ring(pr, 5, 777);
 	ev.napi.enabled = 1;
 	ev.napi.busy_poll_ns = (uint64_t)cfg.napi.initial_us * 1000;
 	ev.napi.track_mode = UT_TRACK_DYNAMIC;
@@ -583,7 +467,7 @@ UT_TEST(malformed_and_ping)
 	char junk[300] = { 3, 0, 0, 0 };
 
 	setup();
-	spawn(100, 1000, 50, &peers[0]);
+	fake_spawn(100, 1000, 50, &peers[0]);
 	agent_server_handle(&as, &peers[0], junk, sizeof(junk), &a);
 	UT_ASSERT(!a.send);
 	agent_server_handle(&as, &peers[0], junk, 2, &a);
@@ -604,7 +488,7 @@ UT_TEST(unanswered_hello_frees_its_slot)
 	struct agent_answer a;
 
 	setup();
-	spawn(100, 1000, 50, &peers[0]);
+	fake_spawn(100, 1000, 50, &peers[0]);
 	hello(&peers[0], &a);
 	UT_ASSERT_EQ_INT(agent_server_slots_used(&as), 1);
 	agent_server_unanswered(&as, &a);
