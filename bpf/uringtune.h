@@ -64,6 +64,14 @@ struct ut_ring_stats {
 	__u32 n_kernel_ids;	/* entries (may exceed the array) */
 	__u32 kernel_napi_ids[UT_MAX_NAPI_IDS];
 	__u64 kernel_ids_reads;	/* 0: never copied */
+
+	/*
+	 * Time spun in windows that did not pay off: each adds its ring's
+	 * timeout (busy_poll_ns), the length io_napi_busy_loop() gives the
+	 * window; counted, not timed (an estimate: a window can end sooner,
+	 * e.g. on need_resched()). With busy_ns/busy_hist, the bill's spin.
+	 */
+	__u64 unpaid_spin_ns;
 };
 
 enum ut_event_type {
