@@ -52,7 +52,7 @@ static uint64_t paid_spin(uint64_t paid, const struct bill_counts *d,
 }
 
 void bill_ring_step(struct bill_ring *b, const struct bill_counts *c, uint64_t wakeup_ns,
-		    uint64_t timeout_ns, uint64_t now_ns, uint64_t min_windows)
+		    uint64_t timeout_ns, uint64_t now_ns, const struct bill_rule *r)
 {
 	struct bill_counts d;
 
@@ -64,7 +64,7 @@ void bill_ring_step(struct bill_ring *b, const struct bill_counts *c, uint64_t w
 	b->total.paid_ns += paid_spin(d.paid, &d, c, timeout_ns);
 	b->total.unpaid_ns += d.unpaid_ns;
 	b->total.saved_ns += d.paid * wakeup_ns;
-	bill_period_step(&b->period, &b->total, now_ns, min_windows);
+	bill_period_step(&b->period, &b->total, now_ns, r);
 }
 
 static void sum_sub(const struct bill_sum *a, const struct bill_sum *b, struct bill_sum *d)
@@ -77,9 +77,9 @@ static void sum_sub(const struct bill_sum *a, const struct bill_sum *b, struct b
 }
 
 void bill_period_step(struct bill_period *p, const struct bill_sum *total, uint64_t now_ns,
-		      uint64_t min_windows)
+		      const struct bill_rule *r)
 {
-	uint64_t need = min_windows ? min_windows : 1;
+	uint64_t need = r->min_windows ? r->min_windows : 1;
 	uint64_t len;
 
 	if (!p->begun || now_ns < p->start_ns) {
@@ -89,9 +89,8 @@ void bill_period_step(struct bill_period *p, const struct bill_sum *total, uint6
 		return;
 	}
 	len = now_ns - p->start_ns;
-	/* at least one tick: a period is never empty of time */
-	if (!len || (total->windows - p->start.windows < need &&
-		     len < BILL_PERIOD_MAX_S * NSEC_PER_SEC))
+	if (len < BILL_PERIOD_MAX_S * NSEC_PER_SEC &&
+	    (!len || len < r->min_ns || total->windows - p->start.windows < need))
 		return;
 	sum_sub(total, &p->start, &p->last);
 	p->last_ns = len;
@@ -123,9 +122,9 @@ void bill_host_add(struct bill_host *h, const struct bill_ring *b)
 	bill_sum_add(&h->total, &b->total);
 }
 
-void bill_host_end(struct bill_host *h, uint64_t now_ns, uint64_t min_windows)
+void bill_host_end(struct bill_host *h, uint64_t now_ns, const struct bill_rule *r)
 {
-	bill_period_step(&h->period, &h->total, now_ns, min_windows);
+	bill_period_step(&h->period, &h->total, now_ns, r);
 }
 
 uint64_t bill_spin_ns(const struct bill_sum *s)

@@ -22,9 +22,11 @@
  *
  * "Recent" is the last closed period, the tuner's decision period seen from
  * outside (the tuner's own does not run in observe mode): a period closes at
- * a tick once at least min_windows windows ([napi]) have passed since it
- * began, or BILL_PERIOD_MAX_S seconds, so a ring that stopped busy-polling
- * shows an empty recent bill rather than an old one.
+ * a refresh of the statistics (each tick, each status request) once it has
+ * lasted a tick (tick_ms) and at least min_windows windows ([napi]) have
+ * passed since it began, or once it has lasted BILL_PERIOD_MAX_S seconds, so
+ * a ring that stopped busy-polling shows an empty recent bill rather than
+ * an old one.
  */
 #ifndef UT_BILL_H
 #define UT_BILL_H
@@ -63,6 +65,12 @@ struct bill_period {
 	uint64_t last_ns;		/* its length; 0: none closed yet */
 };
 
+/* when a period closes */
+struct bill_rule {
+	uint64_t min_windows;		/* [napi] min_windows */
+	uint64_t min_ns;		/* a tick */
+};
+
 /* one ring's bill; zero-initialised */
 struct bill_ring {
 	struct bill_counts seen;	/* the counters at the previous step */
@@ -82,22 +90,22 @@ void bill_counts_of(const struct ut_ring_stats *s, struct bill_counts *c);
 /*
  * One tick of a ring: @c its counters now, @wakeup_ns what a sleep costs its
  * waiter, @timeout_ns its busy-poll timeout (the price of a paid window
- * when none was ever timed), @min_windows the period's length in windows.
- * Counters that went back (a reused map slot) count from zero again.
+ * when none was ever timed), @r when a period closes. Counters that went
+ * back (a reused map slot) count from zero again.
  */
 void bill_ring_step(struct bill_ring *b, const struct bill_counts *c, uint64_t wakeup_ns,
-		    uint64_t timeout_ns, uint64_t now_ns, uint64_t min_windows);
+		    uint64_t timeout_ns, uint64_t now_ns, const struct bill_rule *r);
 
-/* close the period if it is long enough: after @total is updated, each tick */
+/* close the period if it is long enough: after @total is updated */
 void bill_period_step(struct bill_period *p, const struct bill_sum *total, uint64_t now_ns,
-		      uint64_t min_windows);
+		      const struct bill_rule *r);
 
 /* a ring goes away: its totals stay in the host's */
 void bill_host_forget(struct bill_host *h, const struct bill_ring *b);
 /* a tick of the host: begin, add each live ring, end */
 void bill_host_begin(struct bill_host *h);
 void bill_host_add(struct bill_host *h, const struct bill_ring *b);
-void bill_host_end(struct bill_host *h, uint64_t now_ns, uint64_t min_windows);
+void bill_host_end(struct bill_host *h, uint64_t now_ns, const struct bill_rule *r);
 
 void bill_sum_add(struct bill_sum *a, const struct bill_sum *b);
 /* spun in all windows, paid and not */

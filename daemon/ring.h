@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bill.h"
 #include "tunable.h"
 #include "uring_abi.h"
 #include "tuner.h"
@@ -51,6 +52,8 @@ struct ring_obs {
 	 * wakeup_cost_us. 0: not known yet.
 	 */
 	uint64_t wakeup_ns;
+	/* busy polling's bill (bill.h), stepped at each refresh of stats */
+	struct bill_ring bill;
 
 	int32_t slot;			/* its ring_stats slot, -1 not known yet */
 	/*

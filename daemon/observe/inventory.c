@@ -236,6 +236,36 @@ static void adopt_slots(struct inventory *inv)
 /* slotless rings are looked for at most this often, in ticks */
 #define ADOPT_EVERY	4
 
+/* the rings' bills and the host's, from the statistics just copied */
+static void bill_refresh(struct inventory *inv)
+{
+	const struct tuner_policy *pol = &inv->cfg->napi;
+	const struct bill_rule rule = {
+		.min_windows = pol->min_windows,
+		/* about a tick: ticks come with some jitter */
+		.min_ns = (uint64_t)inv->cfg->tick_ms * 900000,
+	};
+	struct bill_host *host = &inv->reg->bill;
+	struct bill_counts c;
+	uint64_t now = now_ns();
+	struct ut_ring *ring;
+	size_t i;
+
+	bill_host_begin(host);
+	registry_for_each(inv->reg, i, ring) {
+		struct ring_obs *o = &ring->obs;
+		/* not measured yet: [napi] wakeup_cost_us */
+		uint64_t wakeup = o->wakeup_ns ? o->wakeup_ns : (uint64_t)pol->wakeup_cost_us * 1000;
+
+		if (o->have_stats) {
+			bill_counts_of(&o->stats, &c);
+			bill_ring_step(&o->bill, &c, wakeup, o->napi.busy_poll_ns, now, &rule);
+		}
+		bill_host_add(host, &o->bill);
+	}
+	bill_host_end(host, now, &rule);
+}
+
 void inventory_refresh_stats(struct inventory *inv)
 {
 	struct ut_ring *ring;
@@ -261,6 +291,7 @@ void inventory_refresh_stats(struct inventory *inv)
 			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, o->iop) == 0;
 	}
 	inv->slotless = slotless;
+	bill_refresh(inv);
 }
 
 /* in auto mode the hooks stay on this long after the last IOPOLL ring */

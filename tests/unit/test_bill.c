@@ -10,6 +10,9 @@
 #define T0		(1000 * NSEC)
 #define US		1000ULL
 
+/* the defaults: 1000 windows, a tick of a second */
+static const struct bill_rule rule = { .min_windows = 1000, .min_ns = NSEC };
+
 /* a ring's counters after @windows windows, @paid paid; @timed of those timed at @mean_ns */
 static struct bill_counts counts(uint64_t windows, uint64_t paid, uint64_t timeout_ns,
 				 uint64_t timed, uint64_t mean_ns)
@@ -51,7 +54,7 @@ UT_TEST(one_tick)
 	struct bill_counts c = counts(1000, 400, 50 * US, 25, 8 * US);
 	double eff;
 
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	UT_ASSERT_EQ_INT(b.total.windows, 1000);
 	UT_ASSERT_EQ_INT(b.total.wakeups_avoided, 400);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 400 * 8 * US);
@@ -70,12 +73,12 @@ UT_TEST(no_window_no_efficiency)
 
 	UT_ASSERT(!bill_efficiency(&b.total, &eff));
 	UT_ASSERT(!bill_hit_rate(&b.total, &rate));
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	UT_ASSERT(!bill_efficiency(&b.total, &eff));
 	UT_ASSERT(eff == -1 && rate == -1);
 	/* windows that never pay: efficiency 0, not null */
 	c = counts(10, 0, 50 * US, 0, 0);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT(bill_efficiency(&b.total, &eff));
 	UT_ASSERT(eff == 0);
 	UT_ASSERT(bill_hit_rate(&b.total, &rate));
@@ -92,7 +95,7 @@ UT_TEST(integrated_per_tick)
 	struct bill_counts c = counts(100, 100, 50 * US, 10, 40 * US);
 	struct bill_sum before;
 
-	bill_ring_step(&b, &c, 300 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 300 * US, 50 * US, T0, &rule);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 100 * 40 * US);
 	before = b.total;
 	/* 100 more paid windows, 10 timed at 4 us; the cost measured lower now */
@@ -100,7 +103,7 @@ UT_TEST(integrated_per_tick)
 	c.paid += 100;
 	c.timed += 10;
 	c.timed_ns += 10 * 4 * US;
-	bill_ring_step(&b, &c, 20 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 20 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 100 * 40 * US + 100 * 4 * US);
 	UT_ASSERT_EQ_INT(b.total.saved_ns, 100 * 300 * US + 100 * 20 * US);
 	UT_ASSERT(b.total.paid_ns > before.paid_ns && b.total.saved_ns > before.saved_ns);
@@ -112,14 +115,14 @@ UT_TEST(untimed_paid_windows)
 	struct bill_ring b = { 0 };
 	struct bill_counts c = counts(10, 10, 50 * US, 0, 0);
 
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 10 * 50 * US);
 	c = counts(20, 20, 50 * US, 4, 10 * US);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 10 * 50 * US + 10 * 10 * US);
 	c.windows += 5;
 	c.paid += 5;
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 2 * NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 2 * NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.total.paid_ns, 10 * 50 * US + 15 * 10 * US);
 }
 
@@ -129,9 +132,9 @@ UT_TEST(counters_going_back)
 	struct bill_ring b = { 0 };
 	struct bill_counts c = counts(100, 50, 50 * US, 5, 10 * US);
 
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	c = counts(10, 5, 50 * US, 1, 10 * US);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.total.windows, 110);
 	UT_ASSERT_EQ_INT(b.total.wakeups_avoided, 55);
 	UT_ASSERT_EQ_INT(b.total.unpaid_ns, 55 * 50 * US);
@@ -145,13 +148,13 @@ UT_TEST(period_by_windows)
 	double rate;
 
 	/* the first step begins a period: what came before is in the totals only */
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	UT_ASSERT_EQ_INT(b.period.last_ns, 0);
 	c = counts(5600, 5100, 50 * US, 0, 0);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last_ns, 0);
 	c = counts(6000, 5200, 50 * US, 0, 0);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 2 * NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 2 * NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last_ns, 2 * NSEC);
 	UT_ASSERT_EQ_INT(b.period.last.windows, 1000);
 	UT_ASSERT_EQ_INT(b.period.last.wakeups_avoided, 200);
@@ -163,10 +166,25 @@ UT_TEST(period_by_windows)
 	UT_ASSERT(rate > 0.86);
 	/* the next period starts where that one ended */
 	c = counts(7000, 6200, 50 * US, 0, 0);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 3 * NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + 3 * NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last_ns, NSEC);
 	UT_ASSERT_EQ_INT(b.period.last.windows, 1000);
 	UT_ASSERT_EQ_INT(b.period.last.wakeups_avoided, 1000);
+}
+
+/* a refresh sooner than a tick after the period began (a status request) closes nothing */
+UT_TEST(period_lasts_a_tick)
+{
+	struct bill_ring b = { 0 };
+	struct bill_counts c = counts(0, 0, 50 * US, 0, 0);
+
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
+	c = counts(5000, 5000, 50 * US, 0, 0);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC / 2, &rule);
+	UT_ASSERT_EQ_INT(b.period.last_ns, 0);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
+	UT_ASSERT_EQ_INT(b.period.last_ns, NSEC);
+	UT_ASSERT_EQ_INT(b.period.last.windows, 5000);
 }
 
 /* a ring that stopped busy-polling: after BILL_PERIOD_MAX_S its recent bill is empty */
@@ -176,14 +194,14 @@ UT_TEST(period_by_time)
 	struct bill_counts c = counts(1000, 500, 50 * US, 0, 0);
 	double eff;
 
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0, &rule);
 	c = counts(2000, 1000, 50 * US, 0, 0);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last.windows, 1000);
 	for (uint64_t s = 2; s < 1 + BILL_PERIOD_MAX_S; s++)
-		bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + s * NSEC, 1000);
+		bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + s * NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last.windows, 1000);
-	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + (1 + BILL_PERIOD_MAX_S) * NSEC, 1000);
+	bill_ring_step(&b, &c, 30 * US, 50 * US, T0 + (1 + BILL_PERIOD_MAX_S) * NSEC, &rule);
 	UT_ASSERT_EQ_INT(b.period.last_ns, BILL_PERIOD_MAX_S * NSEC);
 	UT_ASSERT_EQ_INT(b.period.last.windows, 0);
 	UT_ASSERT(!bill_efficiency(&b.period.last, &eff));
@@ -198,12 +216,12 @@ UT_TEST(host_never_goes_back)
 	struct bill_host h = { 0 };
 	struct bill_sum before;
 
-	bill_ring_step(&r1, &c1, 30 * US, 50 * US, T0, 1000);
-	bill_ring_step(&r2, &c2, 30 * US, 50 * US, T0, 1000);
+	bill_ring_step(&r1, &c1, 30 * US, 50 * US, T0, &rule);
+	bill_ring_step(&r2, &c2, 30 * US, 50 * US, T0, &rule);
 	bill_host_begin(&h);
 	bill_host_add(&h, &r1);
 	bill_host_add(&h, &r2);
-	bill_host_end(&h, T0, 1000);
+	bill_host_end(&h, T0, &rule);
 	UT_ASSERT_EQ_INT(h.total.windows, 4000);
 	UT_ASSERT_EQ_INT(h.total.wakeups_avoided, 3100);
 	UT_ASSERT_EQ_INT(h.total.paid_ns, 100 * 5 * US + 3000 * 7 * US);
@@ -212,10 +230,10 @@ UT_TEST(host_never_goes_back)
 	/* r2 goes away */
 	bill_host_forget(&h, &r2);
 	c1 = counts(2500, 200, 50 * US, 20, 5 * US);
-	bill_ring_step(&r1, &c1, 30 * US, 50 * US, T0 + NSEC, 1000);
+	bill_ring_step(&r1, &c1, 30 * US, 50 * US, T0 + NSEC, &rule);
 	bill_host_begin(&h);
 	bill_host_add(&h, &r1);
-	bill_host_end(&h, T0 + NSEC, 1000);
+	bill_host_end(&h, T0 + NSEC, &rule);
 	UT_ASSERT_EQ_INT(h.total.windows, 5500);
 	UT_ASSERT(h.total.paid_ns >= before.paid_ns && h.total.unpaid_ns > before.unpaid_ns &&
 		  h.total.saved_ns > before.saved_ns);
@@ -234,6 +252,7 @@ int main(void)
 	ut_run("untimed_paid_windows", untimed_paid_windows);
 	ut_run("counters_going_back", counters_going_back);
 	ut_run("period_by_windows", period_by_windows);
+	ut_run("period_lasts_a_tick", period_lasts_a_tick);
 	ut_run("period_by_time", period_by_time);
 	ut_run("host_never_goes_back", host_never_goes_back);
 	return ut_finish();
