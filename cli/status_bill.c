@@ -65,3 +65,51 @@ void status_bill_host_line(struct json_object *reply, FILE *out)
 			(double)saved / 1e9);
 	fputc('\n', out);
 }
+
+/* "spun 0.150 s (paid 0.100 s, sampled; unpaid 0.050 s, estimated), saved ..." */
+static bool bill_text(struct json_object *o, FILE *out)
+{
+	struct json_object *spin = jget(o, "spin_ns");
+	uint64_t paid, unpaid, saved, avoided;
+	double eff;
+
+	if (!jget_u64(spin, "paid", &paid) || !jget_u64(spin, "unpaid", &unpaid) ||
+	    !jget_u64(o, "saved_ns", &saved) || !jget_u64(o, "wakeups_avoided", &avoided))
+		return false;
+	fprintf(out, "spun %.3f s (paid %.3f s, sampled; unpaid %.3f s, estimated), "
+		"%" PRIu64 " wake-ups avoided, %.3f s saved (estimated), efficiency ",
+		(double)(paid + unpaid) / 1e9, (double)paid / 1e9, (double)unpaid / 1e9, avoided,
+		(double)saved / 1e9);
+	if (jget_num(o, "efficiency", &eff))
+		fprintf(out, "%.2f\n", eff);
+	else
+		fprintf(out, "-\n");
+	return true;
+}
+
+void status_bill_ring_lines(struct json_object *bp, FILE *out, int key_w)
+{
+	struct json_object *recent = jget(bp, "recent");
+	uint64_t period;
+	double v;
+
+	fprintf(out, "%-*s", key_w, "bill");
+	if (!bill_text(bp, out)) {
+		fprintf(out, "-\n");
+		return;
+	}
+	fprintf(out, "%-*s", key_w, "last period");
+	if (!jget_u64(recent, "period_ns", &period) || !period) {
+		fprintf(out, "none closed yet\n");
+		return;
+	}
+	fprintf(out, "%.1f s", (double)period / 1e9);
+	if (jget_num(recent, "hit_rate", &v))
+		fprintf(out, ", %.1f%% paid off", v * 100.0);
+	if (spin_share(recent, &v))
+		fprintf(out, ", %.1f%% of a CPU spinning", v * 100.0);
+	fputc('\n', out);
+	fprintf(out, "%-*s", key_w, "");
+	if (!bill_text(recent, out))
+		fprintf(out, "-\n");
+}

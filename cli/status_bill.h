@@ -18,6 +18,13 @@
  */
 void status_bill_cells(struct json_object *bp, char **hit, char **eff, char **spin);
 
+/*
+ * The ring view's lines (status --ring) from a ring's "busy_poll" object, keys
+ * padded to @key_w: the bill since the ring was seen and over its last
+ * period; nothing from a daemon without a bill.
+ */
+void status_bill_ring_lines(struct json_object *bp, FILE *out, int key_w);
+
 /* the host's bill, one line, from the reply's "host" object; nothing without one */
 void status_bill_host_line(struct json_object *reply, FILE *out);
 
