@@ -10,7 +10,7 @@
 
 #include "json_get.h"
 #include "reply_parse.h"
-#include "status_bill.h"
+#include "bill_view.h"
 #include "status_table.h"
 #include "strbuf.h"
 
@@ -25,7 +25,7 @@ enum st_col {
 	COL_IDS,
 	COL_WAITS,
 	COL_NOSLEEP,
-	COL_BP_HIT,	/* the last period's, as EFF and SPIN% (status_bill.c) */
+	COL_BP_HIT,	/* the last period's, as EFF and SPIN% (bill_view.c) */
 	COL_EFF,
 	COL_SPIN,
 	COL_MANAGED,
@@ -246,7 +246,7 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 		if (total && jget_u64(waits, "no_sleep", &no_sleep))
 			cell[COL_NOSLEEP] = st_percent((double)no_sleep / (double)total);
 	}
-	status_bill_cells(bp, &cell[COL_BP_HIT], &cell[COL_EFF], &cell[COL_SPIN]);
+	bill_view_cells(bp, &cell[COL_BP_HIT], &cell[COL_EFF], &cell[COL_SPIN]);
 
 	cell[COL_MANAGED] = status_cell_managed(ring);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
@@ -444,7 +444,7 @@ int status_table_finish(struct st_table *t, struct json_object *reply, FILE *out
 	}
 
 	st_print_summary(daemon, nr, out);
-	status_bill_host_line(reply, out);
+	bill_view_host_line(reply, out);
 	st_print_reload(daemon, out);
 	if (!nr) {
 		fprintf(out, "no io_uring rings\n");

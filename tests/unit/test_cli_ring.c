@@ -12,7 +12,7 @@
 #include <json-c/json.h>
 
 #include "../../cli/strbuf.c"
-#include "../../cli/status_bill.c"
+#include "../../cli/bill_view.c"
 #include "../../cli/status_table.c"
 #include "../../cli/ring_view.c"
 #include "unit.h"

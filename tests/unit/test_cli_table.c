@@ -13,7 +13,7 @@
 
 #include "../../cli/reply_parse.c"
 #include "../../cli/strbuf.c"
-#include "../../cli/status_bill.c"
+#include "../../cli/bill_view.c"
 #include "../../cli/status_table.c"
 #include "unit.h"
 

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* Busy polling's bill in `uringtune status` (status_bill.h). */
+/* Busy polling's bill in `uringtune status` (bill_view.h). */
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "json_get.h"
-#include "status_bill.h"
+#include "bill_view.h"
 #include "strbuf.h"
 
 /* CPU spun over the period, as a share of one CPU; false without a period */
@@ -22,7 +22,7 @@ static bool spin_share(struct json_object *recent, double *share)
 	return true;
 }
 
-void status_bill_cells(struct json_object *bp, char **hit, char **eff, char **spin)
+void bill_view_cells(struct json_object *bp, char **hit, char **eff, char **spin)
 {
 	struct json_object *recent = jget(bp, "recent");
 	double v;
@@ -41,7 +41,7 @@ void status_bill_cells(struct json_object *bp, char **hit, char **eff, char **sp
  * "busy polling, host: 1.2% of a CPU spinning, 97.0% paid off, efficiency
  * 3.14 (last 5.0 s); since start: 1.5 s spun, 4.8 s saved"
  */
-void status_bill_host_line(struct json_object *reply, FILE *out)
+void bill_view_host_line(struct json_object *reply, FILE *out)
 {
 	struct json_object *bp = jget(jget(reply, "host"), "busy_poll");
 	struct json_object *recent = jget(bp, "recent"), *spin = jget(bp, "spin_ns");
@@ -87,7 +87,7 @@ static bool bill_text(struct json_object *o, FILE *out)
 	return true;
 }
 
-void status_bill_ring_lines(struct json_object *bp, FILE *out, int key_w)
+void bill_view_ring_lines(struct json_object *bp, FILE *out, int key_w)
 {
 	struct json_object *recent = jget(bp, "recent");
 	uint64_t period;
