@@ -23,12 +23,23 @@ cpu_ns() {
 	cat /proc/"$1"/task/*/schedstat | awk '{ s += $1 } END { printf "%d\n", s }'
 }
 
+# ... and the time its threads waited for a CPU while runnable (run_delay), ns:
+# a busy loop preempted on a loaded host spins its timeout in wall time with less CPU
+wait_ns() {
+	cat /proc/"$1"/task/*/schedstat | awk '{ s += $2 } END { printf "%d\n", s }'
+}
+
+# the host's steal time so far (the hypervisor ran something else), ns
+steal_ns() {
+	awk -v hz="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d\n", $9 * 1e9 / hz }' /proc/stat
+}
+
 now_ns() { date +%s%N; }
 
 # run NAME [server options...]: one sparse pair; sets RES to "<cpu ns>
 # <wall ns> <unpaid ns> <paid ns> <windows>" of the server over RUN_S seconds
 run() {
-	local name=$1 pid fd c0 c1 t0 t1 b0 b1 u0 p0 w0 u1 p1 w1
+	local name=$1 pid fd c0 c1 d0 d1 s0 s1 t0 t1 b0 b1 u0 p0 w0 u1 p1 w1
 	shift
 	bg ip netns exec "$NS_B" taskset -c 1 "$B/pingpong" server --bind 198.18.0.2:7000 "$@" \
 		>"$T/$name.server"
@@ -43,9 +54,13 @@ run() {
 	b0=$(ring_jq "$pid" "$fd" '.busy_poll | "\(.spin_ns.unpaid) \(.spin_ns.paid) \(.windows)"' |
 		tr -d '"')
 	c0=$(cpu_ns "$pid")
+	d0=$(wait_ns "$pid")
+	s0=$(steal_ns)
 	t0=$(now_ns)
 	sleep "$RUN_S"
 	c1=$(cpu_ns "$pid")
+	d1=$(wait_ns "$pid")
+	s1=$(steal_ns)
 	t1=$(now_ns)
 	b1=$(ring_jq "$pid" "$fd" '.busy_poll | "\(.spin_ns.unpaid) \(.spin_ns.paid) \(.windows)"' |
 		tr -d '"')
@@ -53,6 +68,8 @@ run() {
 	read -r u0 p0 w0 <<<"$b0"
 	read -r u1 p1 w1 <<<"$b1"
 	RES="$((c1 - c0)) $((t1 - t0)) $((u1 - u0)) $((p1 - p0)) $((w1 - w0))"
+	log "$name: the server waited $(((d1 - d0) / 1000)) us for a CPU;" \
+	    "host steal $(((s1 - s0) / 1000)) us"
 }
 
 run off
