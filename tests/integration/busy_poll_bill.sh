@@ -64,6 +64,8 @@ run() {
 	t1=$(now_ns)
 	b1=$(ring_jq "$pid" "$fd" '.busy_poll | "\(.spin_ns.unpaid) \(.spin_ns.paid) \(.windows)"' |
 		tr -d '"')
+	# what an operator sees of it: the table (BP_HIT, EFF, SPIN%, the host's line)
+	"$B/uringtune" --socket "$SOCK" status | tee "$T/$name.status"
 	kill_bg
 	read -r u0 p0 w0 <<<"$b0"
 	read -r u1 p1 w1 <<<"$b1"
@@ -93,3 +95,4 @@ print(f"bill: CPU difference {diff / 1e6:.1f} ms, estimated unpaid spin {unpaid 
       f"ratio {ratio:.2f}")
 sys.exit(0 if 0.7 <= ratio <= 1.3 else 1)
 PY
+grep -q '^busy polling, host: ' "$T/napi.status" || fail "no host bill line in the status table"
