@@ -14,6 +14,13 @@
 
 RUN_S=${BILL_RUN_S:-20}
 NAPI_US=200
+# server and client on CPUs of their own where there are two: the server's
+# busy loop is then not preempted by the client it waits for
+PIN_SERVER=() PIN_CLIENT=()
+if [ "$(nproc)" -ge 2 ]; then
+	PIN_SERVER=(taskset -c 1)
+	PIN_CLIENT=(taskset -c 0)
+fi
 
 netns_setup
 start_daemon mode=observe include_comm=pingpong
@@ -41,10 +48,10 @@ now_ns() { date +%s%N; }
 run() {
 	local name=$1 pid fd c0 c1 d0 d1 s0 s1 t0 t1 b0 b1 u0 p0 w0 u1 p1 w1
 	shift
-	bg ip netns exec "$NS_B" taskset -c 1 "$B/pingpong" server --bind 198.18.0.2:7000 "$@" \
+	bg ip netns exec "$NS_B" "${PIN_SERVER[@]}" "$B/pingpong" server --bind 198.18.0.2:7000 "$@" \
 		>"$T/$name.server"
 	wait_line "$T/$name.server" '^ring '
-	bg ip netns exec "$NS_A" taskset -c 0 "$B/pingpong" client --connect 198.18.0.2:7000 \
+	bg ip netns exec "$NS_A" "${PIN_CLIENT[@]}" "$B/pingpong" client --connect 198.18.0.2:7000 \
 		--count 1000000 --burst 1 --gap-ms 5 >"$T/$name.client"
 	wait_line "$T/$name.client" '^ring '
 	read -r pid fd < <(ring_of "$T/$name.server")
