@@ -645,20 +645,31 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 		return 0;
 
 	__sync_fetch_and_add(&rs->busy_windows, 1);
-	if (satisfied)
-		__sync_fetch_and_add(&rs->busy_paid, 1);
+	/*
+	 * A window that did not pay ran to its timeout, which is known: the
+	 * bill's unpaid spin adds it, one atomic add and no clock read.
+	 */
+	if (!satisfied) {
+		__sync_fetch_and_add(&rs->unpaid_spin_ns, dt);
+		return 0;
+	}
+	__sync_fetch_and_add(&rs->busy_paid, 1);
 
 	/*
 	 * Only sampled windows that paid off are timed: they began about when
-	 * this thread armed the poll it waits on. One that did not pay ran to
-	 * its timeout, which is known.
+	 * this thread armed the poll it waits on. The arm comes before the
+	 * wait's own busy loop (the submit and the wait's entry lie between),
+	 * so a paid window can measure longer than the timeout; it is counted
+	 * at the timeout rather than dropped, which would under-count the
+	 * windows near the timeout, the very ones that say a longer timeout
+	 * might pay.
 	 */
-	if (!satisfied || !st || !st->ts)
+	if (!st || !st->ts)
 		return 0;
 	now = bpf_ktime_get_ns();
-	if (now - st->ts > dt)
-		return 0;
 	dur = now - st->ts;
+	if (dur > dt)
+		dur = dt;
 	__sync_fetch_and_add(&rs->busy_ns, dur);
 	__sync_fetch_and_add(&rs->busy_hist[hist_slot(dur)], 1);
 	return 0;

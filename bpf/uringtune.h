@@ -78,6 +78,14 @@ struct ut_ring_stats {
 	__u64 wakes;		/* of those, timed to the waiter running its work */
 	__u64 wake_ns;		/* sum of those times: the latency the sleeps cost */
 	__u64 wakes_long;	/* not counted: longer than UT_WAKE_MAX_NS (preempted) */
+
+	/*
+	 * Time spun in windows that did not pay off: each adds its ring's
+	 * timeout (busy_poll_ns), the length io_napi_busy_loop() gives the
+	 * window; counted, not timed (an estimate: a window can end sooner,
+	 * e.g. on need_resched()). With busy_ns/busy_hist, the bill's spin.
+	 */
+	__u64 unpaid_spin_ns;
 };
 
 /* a wake-up timed longer than this was the waiter's CPU being busy, not the wake-up */

@@ -13,6 +13,7 @@
 #include "hist.h"
 #include "json_get.h"
 #include "ring_view.h"
+#include "bill_view.h"
 #include "status_table.h"
 #include "strbuf.h"
 
@@ -456,6 +457,9 @@ int rv_print(struct json_object *ring, FILE *out, int width)
 	rv_waits(ring, out, width);
 	fputc('\n', out);
 	rv_busy(ring, out, width);
+	/* from a daemon with the bill: what busy polling cost and saved */
+	if (jget(jget(ring, "busy_poll"), "spin_ns"))
+		bill_view_ring_lines(jget(ring, "busy_poll"), out, RV_KEY_W);
 	if (jget(ring, "iopoll")) {
 		fputc('\n', out);
 		rv_iopoll(jget(ring, "iopoll"), out, width);

@@ -10,6 +10,7 @@
 
 #include "json_get.h"
 #include "reply_parse.h"
+#include "bill_view.h"
 #include "status_table.h"
 #include "strbuf.h"
 
@@ -24,7 +25,9 @@ enum st_col {
 	COL_IDS,
 	COL_WAITS,
 	COL_NOSLEEP,
-	COL_BP_HIT,
+	COL_BP_HIT,	/* the last period's, as EFF and SPIN% (bill_view.c) */
+	COL_EFF,
+	COL_SPIN,
 	COL_MANAGED,
 	COL_TUNABLE,	/* last: free text, never padded */
 	NR_COLS,
@@ -42,6 +45,8 @@ static const char *const st_col_names[NR_COLS] = {
 	[COL_WAITS] = "WAITS",
 	[COL_NOSLEEP] = "NOSLEEP",
 	[COL_BP_HIT] = "BP_HIT",
+	[COL_EFF] = "EFF",
+	[COL_SPIN] = "SPIN%",
 	[COL_MANAGED] = "MANAGED",
 	[COL_TUNABLE] = "TUNABLE",
 };
@@ -214,7 +219,6 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 	struct json_object *bp = jget(ring, "busy_poll");
 	uint64_t total, no_sleep, us;
 	int enabled;
-	double rate;
 	char **cell = row->cell;
 
 	if (jget_i64(ring, "pid", &row->pid))
@@ -242,9 +246,7 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 		if (total && jget_u64(waits, "no_sleep", &no_sleep))
 			cell[COL_NOSLEEP] = st_percent((double)no_sleep / (double)total);
 	}
-	/* hit_rate is null when no busy-poll window was seen */
-	if (jget_num(bp, "hit_rate", &rate))
-		cell[COL_BP_HIT] = st_percent(rate);
+	bill_view_cells(bp, &cell[COL_BP_HIT], &cell[COL_EFF], &cell[COL_SPIN]);
 
 	cell[COL_MANAGED] = status_cell_managed(ring);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
@@ -442,6 +444,7 @@ int status_table_finish(struct st_table *t, struct json_object *reply, FILE *out
 	}
 
 	st_print_summary(daemon, nr, out);
+	bill_view_host_line(reply, out);
 	st_print_reload(daemon, out);
 	if (!nr) {
 		fprintf(out, "no io_uring rings\n");

@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "bill.h"
 #include "tunable.h"
 #include "uring_abi.h"
 #include "tuner.h"
@@ -54,6 +55,8 @@ struct ring_obs {
 	uint64_t wakeup_ns;
 	uint8_t wakeup_src;		/* enum wakeup_source */
 	struct wakeup_est wake;		/* its waiters' wake-ups, measured */
+	/* busy polling's bill (bill.h), stepped at each refresh of stats */
+	struct bill_ring bill;
 
 	int32_t slot;			/* its ring_stats slot, -1 not known yet */
 	/*

@@ -264,6 +264,36 @@ static void wake_resolve(struct inventory *inv)
 	inv->wakeup_src = src;
 }
 
+/* the rings' bills and the host's, from the statistics just copied */
+static void bill_refresh(struct inventory *inv)
+{
+	const struct tuner_policy *pol = &inv->cfg->napi;
+	const struct bill_rule rule = {
+		.min_windows = pol->min_windows,
+		/* about a tick: ticks come with some jitter */
+		.min_ns = (uint64_t)inv->cfg->tick_ms * 900000,
+	};
+	struct bill_host *host = &inv->reg->bill;
+	struct bill_counts c;
+	uint64_t now = now_ns();
+	struct ut_ring *ring;
+	size_t i;
+
+	bill_host_begin(host);
+	registry_for_each(inv->reg, i, ring) {
+		struct ring_obs *o = &ring->obs;
+		/* wake_resolve() gave every ring a figure: measured, the override or the prior */
+		uint64_t wakeup = o->wakeup_ns;
+
+		if (o->have_stats) {
+			bill_counts_of(&o->stats, &c);
+			bill_ring_step(&o->bill, &c, wakeup, o->napi.busy_poll_ns, now, &rule);
+		}
+		bill_host_add(host, &o->bill);
+	}
+	bill_host_end(host, now, &rule);
+}
+
 void inventory_refresh_stats(struct inventory *inv)
 {
 	struct ut_ring *ring;
@@ -299,6 +329,7 @@ void inventory_refresh_stats(struct inventory *inv)
 	}
 	inv->slotless = slotless;
 	wake_resolve(inv);
+	bill_refresh(inv);
 }
 
 /* in auto mode the hooks stay on this long after the last IOPOLL ring */

@@ -132,6 +132,8 @@ void registry_remove(struct ut_registry *reg, uint64_t ctx)
 		return;
 	if (reg->on_holder && reg->slots[i]->obs.holder.pid)
 		reg->on_holder(reg->on_holder_arg, reg->slots[i]->obs.holder.pid, &none);
+	/* the host's bill keeps what the ring spent and saved: its counters never go back */
+	bill_host_forget(&reg->bill, &reg->slots[i]->obs.bill);
 	free(reg->slots[i]->obs.iop);
 	free(reg->slots[i]);
 	reg->slots[i] = NULL;

@@ -33,6 +33,8 @@ struct ut_registry {
 	uint64_t sweep_t0;		/* ... and when it began reading */
 	registry_holder_cb on_holder;	/* optional */
 	void *on_holder_arg;
+	/* the host's busy-poll bill: a ring removed leaves its totals here */
+	struct bill_host bill;
 };
 
 int registry_init(struct ut_registry *reg);

@@ -31,6 +31,7 @@
 
 #include "hist.h"
 #include "prom.h"
+#include "prom_bill.h"
 #include "prom_daemon.h"
 #include "setup_flags.h"
 #include "tunable.h"
@@ -81,7 +82,8 @@ struct phase {
 	void (*whole)(struct prom_job *job, const struct ut_daemon *d, FILE *out);
 	const char *name, *type, *help;
 	ring_writer ring;
-	size_t off;			/* ring_counter(): where in struct ut_ring_stats */
+	size_t off;			/* ring_counter(): where in struct ut_ring_stats;
+				 * ring_bill(): an enum prom_bill_family */
 };
 
 static size_t ring_info(const struct phase *p, struct prom_job *job,
@@ -186,6 +188,23 @@ static size_t ring_hist(const struct phase *p, struct prom_job *job,
 	return HIST_LINES;
 }
 
+/* the ring's bill (prom_bill.c), p->off its family */
+static size_t ring_bill(const struct phase *p, struct prom_job *job,
+			const struct ut_daemon *d, const struct ut_ring *ring,
+			const char *labels, FILE *out)
+{
+	(void)job, (void)d;
+	if (!ring->obs.have_stats)
+		return 0;
+	return prom_bill_ring((enum prom_bill_family)p->off, p->name, &ring->obs.bill, labels, out);
+}
+
+static void host_bill_families(struct prom_job *job, const struct ut_daemon *d, FILE *out)
+{
+	(void)job;
+	prom_bill_host(&d->reg.bill, out);
+}
+
 static void daemon_families(struct prom_job *job, const struct ut_daemon *d, FILE *out)
 {
 	(void)job;
@@ -225,6 +244,13 @@ static const struct phase phases[] = {
 	{ .name = HIST, .type = "histogram", .ring = ring_hist,
 	  .help = "Lengths of the ring's busy-poll windows that paid off (the wait did "
 		  "not sleep), timed on a 1-in-16 sample per CPU." },
+	{ .name = "uringtune_ring_busy_poll_spin_seconds_total", .type = "counter",
+	  .ring = ring_bill, .off = PROM_BILL_SPIN, .help = PROM_BILL_SPIN_HELP },
+	{ .name = "uringtune_ring_busy_poll_saved_seconds_total", .type = "counter",
+	  .ring = ring_bill, .off = PROM_BILL_SAVED, .help = PROM_BILL_SAVED_HELP },
+	{ .name = "uringtune_ring_busy_poll_wakeups_avoided_total", .type = "counter",
+	  .ring = ring_bill, .off = PROM_BILL_WAKEUPS, .help = PROM_BILL_WAKEUPS_HELP },
+	{ .whole = host_bill_families },
 };
 
 #define NR_PHASES	(sizeof(phases) / sizeof(phases[0]))

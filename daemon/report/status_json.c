@@ -13,6 +13,7 @@
 #include "iopoll_advice.h"
 #include "setup_flags.h"
 #include "uring_abi.h"
+#include "status_bill.h"
 #include "status_json.h"
 #include "tunable.h"
 #include "version.h"
@@ -76,7 +77,8 @@ static void waits_write(struct status_writer *w, const struct ut_ring_stats *s)
 	sw_object_end(w);
 }
 
-static void busy_write(struct status_writer *w, const struct ut_ring_stats *s, bool table)
+static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
+		       const struct bill_ring *bill, bool table)
 {
 	sw_object(w, "busy_poll");
 	sw_u64(w, "windows", s->busy_windows);
@@ -89,6 +91,7 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s, b
 		sw_u64(w, "time_ns", s->busy_ns);
 		hist_write(w, "hist_log2_ns", s->busy_hist);
 	}
+	status_bill_write(w, bill, table);
 	sw_object_end(w);
 }
 
@@ -270,7 +273,7 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 		ids_write(w, "kernel_napi_ids", ring->obs.kernel_napi_ids,
 			  n_kernel < UT_MAX_NAPI_IDS ? n_kernel : UT_MAX_NAPI_IDS);
 	waits_write(w, s);
-	busy_write(w, s, table);
+	busy_write(w, s, &ring->obs.bill, table);
 	if (!table)
 		wakeup_write(w, ring, s);
 	sw_bool(w, "tunable", tunable);
@@ -460,6 +463,7 @@ void status_write_head(struct status_writer *w, const struct ut_daemon *d)
 	sw_object(w, "daemon");
 	daemon_write(w, d);
 	sw_object_end(w);
+	status_bill_host_write(w, &d->reg.bill);
 	sw_array(w, "rings");
 }
 

@@ -51,9 +51,44 @@ static void fx_stats(struct ut_ring *ring, uint64_t scale)
 	s->waits_nosleep = 19500 * scale;
 	s->busy_windows = 20000 * scale;
 	s->busy_paid = 19400 * scale;
+	s->unpaid_spin_ns = 600 * scale * 50000;
 	s->busy_ns = UINT64_MAX / 3;	/* above INT64_MAX: printed unsigned */
 	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
 		s->busy_hist[i] = i * 1000 * scale;
+}
+
+/*
+ * The bills: each ring with statistics seen at 1 s with none of its windows
+ * yet, and at 6 s with all of them (a closed period of 5 s); the host's
+ * with a ring gone before (its totals kept).
+ */
+static void fx_bills(void)
+{
+	static const struct bill_rule rule = { .min_windows = 1000, .min_ns = 1000000000 };
+	static const struct bill_ring gone = {
+		.total = { .windows = 100, .wakeups_avoided = 10, .paid_ns = 50000,
+			   .unpaid_ns = 4500000, .saved_ns = 300000 },
+	};
+	struct bill_counts zero = { 0 }, c;
+	struct ut_ring *ring;
+	size_t i;
+
+	bill_host_forget(&fx.reg.bill, &gone);
+	for (uint64_t t = 1000000000; t <= 6000000000; t += 5000000000) {
+		bill_host_begin(&fx.reg.bill);
+		registry_for_each(&fx.reg, i, ring) {
+			if (!ring->obs.have_stats)
+				continue;
+			/* 1 in 16 paid windows timed, 8 us each */
+			bill_counts_of(&ring->obs.stats, &c);
+			c.timed = c.paid / 16;
+			c.timed_ns = c.timed * 8000;
+			bill_ring_step(&ring->obs.bill, t == 1000000000 ? &zero : &c, 30000,
+				       ring->obs.napi.busy_poll_ns, t, &rule);
+			bill_host_add(&fx.reg.bill, &ring->obs.bill);
+		}
+		bill_host_end(&fx.reg.bill, t, &rule);
+	}
 }
 
 static void fx_iopoll(struct ut_ring *ring, uint64_t hybrid_ns)
@@ -187,6 +222,7 @@ static int fx_setup(void)
 	/* a registered-fd-only ring: no fd to duplicate */
 	fx_ring(0xffff888100008000ULL, 700, 11, UT_SETUP_REGISTERED_FD_ONLY | UT_SETUP_NO_MMAP,
 		"reg");
+	fx_bills();
 	return 0;
 }
 

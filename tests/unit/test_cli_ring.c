@@ -12,6 +12,7 @@
 #include <json-c/json.h>
 
 #include "../../cli/strbuf.c"
+#include "../../cli/bill_view.c"
 #include "../../cli/status_table.c"
 #include "../../cli/ring_view.c"
 #include "unit.h"
@@ -157,6 +158,31 @@ UT_TEST(bar_scaling)
 	"\"tunable\":true,\"reason\":\"\",\"managed_by\":\"uringtune\"," \
 	"\"tuning\":{\"pinned\":false,\"hands_off\":false,\"error\":null," \
 	"\"last_decision\":\"busy_poll 100us -> 50us\",\"reaction_us\":null}}"
+
+/* the bill: since the ring was seen and over its last period; none closed yet */
+UT_TEST(bill_lines)
+{
+	render("{\"pid\":1,\"fd\":2,\"busy_poll\":{\"windows\":1000,\"paid_off\":900,"
+	       "\"spin_ns\":{\"paid\":9000000,\"unpaid\":5000000},\"wakeups_avoided\":900,"
+	       "\"saved_ns\":27000000,\"efficiency\":1.9286,\"recent\":{\"period_ns\":2000000000,"
+	       "\"windows\":100,\"hit_rate\":0.5,\"spin_ns\":{\"paid\":500000,\"unpaid\":2500000},"
+	       "\"wakeups_avoided\":50,\"saved_ns\":1500000,\"efficiency\":0.5}}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("bill  "), "bill           spun 0.014 s (paid 0.009 s, sampled; "
+			 "unpaid 0.005 s, estimated), 900 wake-ups avoided, 0.027 s saved "
+			 "(estimated), efficiency 1.93");
+	UT_ASSERT_STR_EQ(line_with("last period"), "last period    2.0 s, 50.0% paid off, "
+			 "0.1% of a CPU spinning");
+	UT_ASSERT_STR_CONTAINS(out, "\n               spun 0.003 s (paid 0.001 s, sampled; unpaid "
+			       "0.003 s, estimated), 50 wake-ups avoided, 0.002 s saved (estimated), "
+			       "efficiency 0.50\n");
+	render("{\"pid\":1,\"fd\":2,\"busy_poll\":{\"windows\":0,\"spin_ns\":{\"paid\":0,"
+	       "\"unpaid\":0},\"wakeups_avoided\":0,\"saved_ns\":0,\"efficiency\":null,"
+	       "\"recent\":{\"period_ns\":0}}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_CONTAINS(line_with("bill  "), "efficiency -");
+	UT_ASSERT_STR_EQ(line_with("last period"), "last period    none closed yet");
+}
 
 UT_TEST(full_ring)
 {
@@ -338,6 +364,7 @@ int main(void)
 	ut_run("durations", durations);
 	ut_run("bar_scaling", bar_scaling);
 	ut_run("full_ring", full_ring);
+	ut_run("bill_lines", bill_lines);
 	ut_run("width", width);
 	ut_run("empty_histogram", empty_histogram);
 	ut_run("header_escaped", header_escaped);

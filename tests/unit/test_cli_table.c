@@ -13,6 +13,7 @@
 
 #include "../../cli/reply_parse.c"
 #include "../../cli/strbuf.c"
+#include "../../cli/bill_view.c"
 #include "../../cli/status_table.c"
 #include "unit.h"
 
@@ -26,7 +27,9 @@
 	"\"napi\":{\"enabled\":true,\"busy_poll_us\":50,\"prefer_busy_poll\":false,\"tracking\":\"dynamic\"}," \
 	"\"napi_ids\":[257,258],\"kernel_napi_ids\":[257]," \
 	"\"waits\":{\"total\":20000,\"no_sleep\":19500,\"slept\":500}," \
-	"\"busy_poll\":{\"windows\":20000,\"paid_off\":19400,\"hit_rate\":0.97,\"time_ns\":1}," \
+	"\"busy_poll\":{\"windows\":20000,\"paid_off\":19400,\"hit_rate\":0.97,\"time_ns\":1," \
+	"\"recent\":{\"period_ns\":5000000000,\"windows\":1000,\"hit_rate\":0.5," \
+	"\"spin_ns\":{\"paid\":10000000,\"unpaid\":25000000},\"efficiency\":0.4321}}," \
 	"\"tunable\":false,\"reason\":\"SINGLE_ISSUER ring: refused (EEXIST)\"," \
 	"\"managed_by\":\"none\",\"some_future_field\":{\"x\":[1,2]}}"
 
@@ -121,10 +124,12 @@ UT_TEST(full_ring)
 	UT_ASSERT_STR_EQ(line(0), "uringtuned 123, mode observe, kernel 6.18.44, 3 rings");
 	UT_ASSERT_STR_EQ(line(1),
 		"PID   COMM      FD  FLAGS                        NAPI  BUSY_POLL  TRACK    "
-		"IDS      WAITS  NOSLEEP  BP_HIT  MANAGED  TUNABLE");
+		"IDS      WAITS  NOSLEEP  BP_HIT  EFF   SPIN%  MANAGED  TUNABLE");
+	/* BP_HIT is the last period's (50%), not the lifetime's (97%) */
 	UT_ASSERT_STR_EQ(line(2),
 		"4242  pingpong  5   SINGLE_ISSUER,DEFER_TASKRUN  on    50us       dynamic  "
-		"257,258  20000  97.5%    97.0%   none     no: SINGLE_ISSUER ring: refused (EEXIST)");
+		"257,258  20000  97.5%    50.0%   0.43  0.7%   none     "
+		"no: SINGLE_ISSUER ring: refused (EEXIST)");
 }
 
 /* quote, backslash, newline, tab, control and non-ASCII bytes: one line each */
@@ -144,7 +149,7 @@ UT_TEST(comm_empty)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_EQ_INT(nr_lines(), 3);
 	UT_ASSERT_STR_EQ(line(2), "1          2   -      -     -          -      -    -      -        "
-			 "-       -        yes");
+			 "-       -    -      -        yes");
 }
 
 /* the daemon's prose keeps its quotes; control bytes still cannot break lines */
@@ -167,7 +172,7 @@ UT_TEST(dashes)
 	       "\"tunable\":true,\"managed_by\":\"uringtune\"}]}");
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line(2), "7    idle  3   -      off   -          inactive  -    "
-			 "0      -        -       uringtune  yes");
+			 "0      -        -       -    -      uringtune  yes");
 }
 
 /* a ring with nothing but its pid: every other cell is "-" */
@@ -177,7 +182,25 @@ UT_TEST(missing_fields)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line(0), "uringtuned ?, mode ?, kernel ?, 1 ring");
 	UT_ASSERT_STR_EQ(line(2), "9    -     -   -      -     -          -      -    "
-			 "-      -        -       -        -");
+			 "-      -        -       -    -      -        -");
+}
+
+/* the host's bill: a line under the summary, none before any window */
+UT_TEST(host_bill_line)
+{
+	render("{" DAEMON_OK ",\"host\":{\"busy_poll\":{\"windows\":80100,\"hit_rate\":0.96," \
+	       "\"spin_ns\":{\"paid\":620850000,\"unpaid\":124500000},\"wakeups_avoided\":77610," \
+	       "\"saved_ns\":2328300000,\"efficiency\":3.12,\"recent\":{\"period_ns\":5000000000," \
+	       "\"windows\":80000,\"hit_rate\":0.97,\"spin_ns\":{\"paid\":620800000," \
+	       "\"unpaid\":120000000},\"wakeups_avoided\":77600,\"saved_ns\":2328000000," \
+	       "\"efficiency\":3.1425}}},\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(1), "busy polling, host: 14.8% of a CPU spinning, 97.0% paid off, "
+			 "efficiency 3.14 (last 5.0 s); since start: 0.745 s spun, 2.328 s saved");
+	render("{" DAEMON_OK ",\"host\":{\"busy_poll\":{\"windows\":0,\"hit_rate\":null}}," \
+	       "\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(1), "no io_uring rings");
 }
 
 UT_TEST(sorted_by_pid_then_fd)
@@ -251,6 +274,7 @@ int main(void)
 	ut_run("reason_escaped", reason_escaped);
 	ut_run("dashes", dashes);
 	ut_run("missing_fields", missing_fields);
+	ut_run("host_bill_line", host_bill_line);
 	ut_run("sorted_by_pid_then_fd", sorted_by_pid_then_fd);
 	ut_run("no_rings", no_rings);
 	ut_run("bad_shape", bad_shape);

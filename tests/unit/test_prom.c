@@ -79,7 +79,16 @@ static const struct {
 	{ "uringtune_ring_busy_poll_windows_total", "counter" },
 	{ "uringtune_ring_busy_poll_paid_total", "counter" },
 	{ HIST, "histogram" },
+	{ "uringtune_ring_busy_poll_spin_seconds_total", "counter" },
+	{ "uringtune_ring_busy_poll_saved_seconds_total", "counter" },
+	{ "uringtune_ring_busy_poll_wakeups_avoided_total", "counter" },
+	{ "uringtune_host_busy_poll_spin_seconds_total", "counter" },
+	{ "uringtune_host_busy_poll_saved_seconds_total", "counter" },
+	{ "uringtune_host_busy_poll_wakeups_avoided_total", "counter" },
+	{ "uringtune_host_busy_poll_windows_total", "counter" },
 };
+/* a ring's series beside its histogram: 8 families, 4 lines of its bill */
+#define RING_LINES	(8 + 4)
 #define NR_FAMILIES	(sizeof(families) / sizeof(families[0]))
 
 static struct ut_daemon d;	/* big: PATH_MAX buffers */
@@ -434,6 +443,49 @@ UT_TEST(ring_without_stats)
 	free(out);
 }
 
+/* the bill: each ring's totals in seconds, the host's with a ring gone kept */
+UT_TEST(bill_per_ring_and_host)
+{
+	const struct bill_rule rule = { .min_windows = 1, .min_ns = 1 };
+	struct bill_counts c = { .windows = 900, .paid = 890, .unpaid_ns = 10 * 50000,
+				 .timed = 50, .timed_ns = 50 * 12000 };
+	struct ut_ring *a;
+	char *out;
+
+	daemon_setup();
+	a = registry_find(&d.reg, 0x1000);
+	UT_ASSERT(a);
+	bill_ring_step(&a->obs.bill, &c, 300000, 50000, 1000, &rule);
+	bill_host_begin(&d.reg.bill);
+	bill_host_add(&d.reg.bill, &a->obs.bill);
+	bill_host_end(&d.reg.bill, 1000, &rule);
+	out = format();
+	UT_ASSERT(out);
+	/* 890 paid windows of 12 us, 10 unpaid of 50 us, 890 x 300 us saved */
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_spin_seconds_total{pid=\"100\","
+			   "comm=\"pingpong\",fd=\"4\",outcome=\"paid\"} 0.01068"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_spin_seconds_total{pid=\"100\","
+			   "comm=\"pingpong\",fd=\"4\",outcome=\"unpaid\"} 0.0005"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_saved_seconds_total{pid=\"100\","
+			   "comm=\"pingpong\",fd=\"4\"} 0.267"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_wakeups_avoided_total{pid=\"100\","
+			   "comm=\"pingpong\",fd=\"4\"} 890"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} 0.0005"));
+	free(out);
+	/* the ring goes: no series of its own, the host's stay */
+	registry_remove(&d.reg, 0x1000);
+	bill_host_begin(&d.reg.bill);
+	bill_host_end(&d.reg.bill, 2000, &rule);
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_saved_seconds_total{pid=\"100\",comm=\"pingpong\",fd=\"4\"}"), 0);
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} 0.01068"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_saved_seconds_total 0.267"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_wakeups_avoided_total 890"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_windows_total 900"));
+	free(out);
+}
+
 /* a traced ring gets its histogram, whole, from its first busy-poll window */
 UT_TEST(histogram_from_first_window)
 {
@@ -447,7 +499,7 @@ UT_TEST(histogram_from_first_window)
 	a->obs.stats.busy_paid = 0;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), 8);
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES);
 	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{pid=\"100\""), 0);
 	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{pid=\"100\","
 			   "comm=\"pingpong\",fd=\"4\"} 0"));
@@ -457,7 +509,7 @@ UT_TEST(histogram_from_first_window)
 	a->obs.stats.busy_windows = 1;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), 8 + UT_HIST_SLOTS + 3);
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES + UT_HIST_SLOTS + 3);
 	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{pid=\"100\""), UT_HIST_SLOTS + 1);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\",fd=\"4\",le=\"4.294967295\"} 0"), 1);
 	UT_ASSERT(has_line(out, HIST "_count{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 0"));
@@ -751,7 +803,7 @@ UT_TEST(job_rings_change_between_steps)
 	UT_ASSERT_EQ_INT(lines_with(buf, "fd=\"7\""), 1);
 	/* A: everything */
 	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"100\",comm=\"pingpong\",fd=\"4\""),
-			 8 + UT_HIST_SLOTS + 3);
+			 RING_LINES + UT_HIST_SLOTS + 3);
 	/* every family still there, once */
 	UT_ASSERT_EQ_INT(lines_with(buf, "# TYPE "), NR_FAMILIES);
 	free(buf);
@@ -1235,6 +1287,7 @@ int main(void)
 	ut_run("ring_without_stats", ring_without_stats);
 	ut_run("histogram", histogram);
 	ut_run("histogram_from_first_window", histogram_from_first_window);
+	ut_run("bill_per_ring_and_host", bill_per_ring_and_host);
 	ut_run("self_metrics", self_metrics);
 	ut_run("reload_metrics", reload_metrics);
 	ut_run("one_series_per_pid_fd", one_series_per_pid_fd);

@@ -316,7 +316,11 @@ UT_TEST(table_view_has_the_tables_members)
 			 "busy_poll,tunable,reason,managed_by,managed_via");
 	keys_of(json_object_object_get(json_object_array_get_idx(rings, 0), "busy_poll"), keys,
 		sizeof(keys));
-	UT_ASSERT_STR_EQ(keys, "windows,paid_off,hit_rate");
+	UT_ASSERT_STR_EQ(keys, "windows,paid_off,hit_rate,recent");
+	keys_of(json_object_object_get(json_object_object_get(json_object_array_get_idx(rings, 0),
+							      "busy_poll"), "recent"),
+		keys, sizeof(keys));
+	UT_ASSERT_STR_EQ(keys, "period_ns,windows,hit_rate,spin_ns,efficiency");
 	/* pid 300 fd 6: IOPOLL */
 	r = json_object_array_get_idx(rings, 3);
 	keys_of(json_object_object_get(r, "iopoll"), keys, sizeof(keys));
