@@ -99,8 +99,8 @@ AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
 # the lifecycle's orchestration links without BPF, the actuator or the agent
 # server: what it depends on is all it gets (its backend is a fake)
 LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.c daemon/tune/journal*.c \
-		   daemon/config/*.c) daemon/tune/select.c daemon/observe/registry.c daemon/tuner.c \
-		   daemon/tunable.c daemon/log.c)
+		   daemon/config/*.c) daemon/tune/select.c daemon/tune/decision_log.c \
+		   daemon/observe/registry.c daemon/tuner.c daemon/tunable.c daemon/log.c)
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen

@@ -90,6 +90,7 @@ int lifecycle_set(struct lifecycle *lc, pid_t pid, int fd, const struct tuner_se
 		 "pinned by uringtune set: %u us%s%s", s.busy_poll_us,
 		 s.prefer ? ", prefer" : "", s.static_ids ? ", static" : "");
 	log_ring(LOG_INFO, ring, "%s", t->last_decision);
+	lc_record(ring, &s, lc_now(lc), t->last_decision);
 	return 0;
 }
 
@@ -109,6 +110,7 @@ static int reset_agent_ring(struct lifecycle *lc, struct ut_ring *ring, char *er
 		return ret;
 	ring->tune.managed_by = UT_MANAGED_NONE;
 	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
+	lc_record(ring, &off, lc_now(lc), "NAPI off through its agent (uringtune reset, or [select] after a reload)");
 	log_ring(lc_detail(lc), ring, "NAPI off through its agent, at the ring's next submit or "
 		 "wait");
 	return 0;
@@ -135,6 +137,7 @@ static int reset_all(struct lifecycle *lc, char *err, size_t errlen)
 
 int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t errlen)
 {
+	struct tuner_setting back;
 	struct journal_entry *e;
 	struct ut_ring *ring;
 
@@ -154,11 +157,19 @@ int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t e
 	/* waiting for its commit: never changed, and let go when it is done (hands_off) */
 	if (e && !journal_durable(&lc->journal, ring->ctx))
 		return 0;
-	if (e && lc_restore_entry(lc, e)) {
+	if (!e)
+		return 0;
+	back = (struct tuner_setting){
+		.enabled = e->enabled, .busy_poll_us = e->busy_poll_us, .prefer = e->prefer,
+		.static_ids = e->track_mode == UT_TRACK_STATIC,
+	};
+	if (lc_restore_entry(lc, e)) {
 		snprintf(err, errlen, "restoring ring pid %d fd %d failed (see the daemon's log)",
 			 pid, fd);
 		return -EIO;
 	}
+	lc_record(ring, &back, lc_now(lc), "reset by uringtune reset: put back as its "
+		  "application had it");
 	return 0;
 }
 
@@ -209,6 +220,8 @@ void lifecycle_reselect(struct lifecycle *lc)
 	char err[160];
 	size_t i, n;
 
+	/* observe mode's advice asks [select] again */
+	lc->select_gen++;
 	lc_wait_cancel(lc, deselected);
 	lc->quiet = true;
 	/* journaled rings: restored as at a stop, one journal write */
