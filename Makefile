@@ -341,7 +341,8 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 # the agent server's message sequences: the same daemon, a fake kernel
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control)
 FUZZ_SRCS_agent_wire	:=
-FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c
+FUZZ_SRCS_cli_json	:= cli/client.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c \
+			   cli/advice_view.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build

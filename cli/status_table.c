@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "advice_view.h"
 #include "json_get.h"
 #include "reply_parse.h"
 #include "status_table.h"
@@ -26,6 +27,7 @@ enum st_col {
 	COL_NOSLEEP,
 	COL_BP_HIT,
 	COL_MANAGED,
+	COL_ADVICE,	/* observe mode: what tune mode would set */
 	COL_TUNABLE,	/* last: free text, never padded */
 	NR_COLS,
 };
@@ -43,6 +45,7 @@ static const char *const st_col_names[NR_COLS] = {
 	[COL_NOSLEEP] = "NOSLEEP",
 	[COL_BP_HIT] = "BP_HIT",
 	[COL_MANAGED] = "MANAGED",
+	[COL_ADVICE] = "ADVICE",
 	[COL_TUNABLE] = "TUNABLE",
 };
 
@@ -247,6 +250,7 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 		cell[COL_BP_HIT] = st_percent(rate);
 
 	cell[COL_MANAGED] = status_cell_managed(ring);
+	cell[COL_ADVICE] = status_cell_advice(ring);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
 	if (jget(ring, "iopoll") && !(row->iopoll = st_iopoll_line(jget(ring, "iopoll"))))
 		return -ENOMEM;
