@@ -111,10 +111,10 @@ void lc_advise(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	if (!advisable(lc, ring) || !ring->obs.have_stats || !ring->tune.have_last_stats ||
 	    ring->obs.holder_lost)
 		return;
-	lc_input_of(ring, now, &in);
 	if (!a) {
-		/* nothing to busy-poll in a ring that has not waited */
-		if (!in.waits && !in.busy_windows)
+		/* nothing to busy-poll in a ring that has not waited (checked cheaply: most are idle) */
+		if (ring->obs.stats.waits == ring->tune.last_stats.waits &&
+		    ring->obs.stats.busy_windows == ring->tune.last_stats.busy_windows)
 			return;
 		a = calloc(1, sizeof(*a));
 		if (!a) {
@@ -125,6 +125,7 @@ void lc_advise(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	}
 	if (!advice_selected(lc, ring, a))
 		return;
+	lc_input_of(ring, now, &in);
 	if (!a->started)
 		advice_start(lc, ring, a, &in, now);
 	if (tuner_decide(&lc->cfg->napi, &a->shadow, &in, &s, why, sizeof(why)) != TUNER_APPLY)
