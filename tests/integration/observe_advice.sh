@@ -49,7 +49,7 @@ for who in server client; do
 	ring "$pid" "$fd" | jq -c '{pid, fd, napi, tuning: {advice: .tuning.advice,
 		decisions: .tuning.decisions}}'
 	# observe mode changed nothing: the kernel's own state
-	expect_napi "$pid" "$fd" '^disabled/'
+	expect_napi "$pid" "$fd" '^disabled$'
 	# the table's ADVICE column, and the single-ring view
 	"$B/uringtune" --socket "$SOCK" status >"$T/table"
 	grep -qE "^PID .* ADVICE +TUNABLE" "$T/table" || { cat "$T/table"; fail "no ADVICE column"; }
