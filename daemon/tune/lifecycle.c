@@ -332,7 +332,7 @@ int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 	const struct tuner_policy *pol = &lc->cfg->napi;
 	const struct ring_obs *o = &ring->obs;
 	struct tuner_setting s;
-	char err[160];
+	char err[160], why[96];
 	int ret;
 
 	/* what happened while the journal was written: taken over, reset, a stop */
@@ -347,11 +347,10 @@ int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 		return ret;
 	}
 	lc_took(lc, ring, &s);
-	snprintf(err, sizeof(err), "taken: NAPI busy polling on, %u us%s, %s tracking",
+	snprintf(why, sizeof(why), "taken: NAPI busy polling on, %u us%s, %s tracking",
 		 s.busy_poll_us, s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
-	lc_record(ring, &s, lc_now(lc), err);
-	log_ring(lc_detail(lc), ring, "NAPI busy polling on, %u us%s, %s tracking",
-		 s.busy_poll_us, s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
+	lc_record(ring, &s, lc_now(lc), why);
+	log_ring(lc_detail(lc), ring, "%s", why + strlen("taken: "));
 	return 1;
 }
 

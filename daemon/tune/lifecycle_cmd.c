@@ -110,7 +110,8 @@ static int reset_agent_ring(struct lifecycle *lc, struct ut_ring *ring, char *er
 		return ret;
 	ring->tune.managed_by = UT_MANAGED_NONE;
 	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
-	lc_record(ring, &off, lc_now(lc), "NAPI off through its agent (uringtune reset, or [select] after a reload)");
+	lc_record(ring, &off, lc_now(lc), "NAPI off through its agent (uringtune reset, or "
+		  "[select] after a reload)");
 	log_ring(lc_detail(lc), ring, "NAPI off through its agent, at the ring's next submit or "
 		 "wait");
 	return 0;
