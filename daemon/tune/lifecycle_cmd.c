@@ -138,7 +138,6 @@ static int reset_all(struct lifecycle *lc, char *err, size_t errlen)
 
 int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t errlen)
 {
-	struct tuner_setting back;
 	struct journal_entry *e;
 	struct ut_ring *ring;
 
@@ -158,19 +157,11 @@ int lifecycle_reset(struct lifecycle *lc, pid_t pid, int fd, char *err, size_t e
 	/* waiting for its commit: never changed, and let go when it is done (hands_off) */
 	if (e && !journal_durable(&lc->journal, ring->ctx))
 		return 0;
-	if (!e)
-		return 0;
-	back = (struct tuner_setting){
-		.enabled = e->enabled, .busy_poll_us = e->busy_poll_us, .prefer = e->prefer,
-		.static_ids = e->track_mode == UT_TRACK_STATIC,
-	};
-	if (lc_restore_entry(lc, e)) {
+	if (e && lc_restore_entry(lc, e)) {
 		snprintf(err, errlen, "restoring ring pid %d fd %d failed (see the daemon's log)",
 			 pid, fd);
 		return -EIO;
 	}
-	lc_record(ring, &back, lc_now(lc), "reset by uringtune reset: put back as its "
-		  "application had it");
 	return 0;
 }
 

@@ -241,11 +241,12 @@ UT_TEST(untunable_ring_has_none)
 	stop();
 }
 
-/* tune mode: no advice, the real changes in the history, the take first */
+/* tune mode: no advice, the real changes in the history: the take, the tuner's, set, reset */
 UT_TEST(tune_mode_records_its_changes)
 {
 	struct ut_ring *ring;
 	const struct decision *d;
+	char why[256];
 
 	start(UT_MODE_TUNE);
 	ring = add_ring(100, 0);
@@ -265,6 +266,17 @@ UT_TEST(tune_mode_records_its_changes)
 	d = decision_log_last(ring->tune.decisions);
 	UT_ASSERT(!d->enabled);
 	UT_ASSERT_STR_EQ(d->why, ring->tune.last_decision);
+	/* the operator's set, then reset: back as the application had it (NAPI off) */
+	UT_ASSERT_EQ_INT(lifecycle_set(&lc, 100, 5, &(struct tuner_setting){ .enabled = true,
+			 .busy_poll_us = 30 }, false, why, sizeof(why)), 0);
+	d = decision_log_last(ring->tune.decisions);
+	UT_ASSERT(d->enabled && d->busy_poll_us == 30);
+	UT_ASSERT_STR_CONTAINS(d->why, "pinned by uringtune set");
+	UT_ASSERT_EQ_INT(lifecycle_reset(&lc, 100, 5, why, sizeof(why)), 0);
+	UT_ASSERT_EQ_INT(decision_log_count(ring->tune.decisions), 4);
+	d = decision_log_last(ring->tune.decisions);
+	UT_ASSERT(!d->enabled);
+	UT_ASSERT_STR_CONTAINS(d->why, "restored: ");
 	stop();
 }
 
