@@ -99,7 +99,7 @@ int advice_view_print(struct json_object *ring, FILE *out, int key_w)
 		return 0;
 	fprintf(out, "%-*s%zu, oldest first (time UTC, setting, why):\n", key_w, "decisions", n);
 	for (size_t i = 0; i < n && !err; i++)
-		/* "50us+prefer" is the widest setting */
-		err = decision_line(json_object_array_get_idx(list, i), out, 11);
+		/* "10000us+prefer" is the widest setting (the kernel's cap: 10 ms) */
+		err = decision_line(json_object_array_get_idx(list, i), out, 14);
 	return err;
 }

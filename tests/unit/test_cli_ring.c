@@ -272,9 +272,10 @@ UT_TEST(advice_and_decisions)
 	UT_ASSERT_STR_EQ(line_with("               timeout"), "               timeout 50 -> 26 us");
 	UT_ASSERT_STR_EQ(line_with("decisions"), "decisions      2, oldest first (time UTC, "
 			 "setting, why):");
-	UT_ASSERT_STR_EQ(line_with("  2026-12-02T04:05"), "  2026-12-02T04:05:07.944Z  50us+prefer  initial");
+	UT_ASSERT_STR_EQ(line_with("  2026-12-02T04:05"),
+			 "  2026-12-02T04:05:07.944Z  50us+prefer     initial");
 	UT_ASSERT_STR_EQ(line_with("  2026-12-02T04:06"),
-			 "  2026-12-02T04:06:08.000Z  off          off:\\x1b[2J\\n");
+			 "  2026-12-02T04:06:08.000Z  off             off:\\x1b[2J\\n");
 	UT_ASSERT(!strchr(out, '\033'));
 	/* no advice (null), no decisions: no lines */
 	render("{\"pid\":1,\"fd\":2,\"tuning\":{\"advice\":null,\"decisions\":[]}}", 80);
