@@ -99,8 +99,9 @@ AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
 # the lifecycle's orchestration links without BPF, the actuator or the agent
 # server: what it depends on is all it gets (its backend is a fake)
 LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.c daemon/tune/journal*.c \
-		   daemon/config/*.c) daemon/tune/select.c daemon/observe/registry.c daemon/tuner.c daemon/bill.c \
-		   daemon/tunable.c daemon/worker.c daemon/log.c)
+		   daemon/config/*.c) daemon/tune/select.c daemon/tune/decision_log.c \
+		   daemon/observe/registry.c daemon/tuner.c daemon/bill.c daemon/tunable.c daemon/worker.c \
+		   daemon/log.c)
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
@@ -346,7 +347,8 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 # the agent server's message sequences: the same daemon, a fake kernel
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control) tests/unit/fake_kernel.c
 FUZZ_SRCS_agent_wire	:=
-FUZZ_SRCS_cli_json	:= cli/client.c cli/bill_view.c cli/status_table.c cli/ring_view.c cli/strbuf.c cli/reply_parse.c
+FUZZ_SRCS_cli_json	:= cli/client.c cli/bill_view.c cli/status_table.c cli/ring_view.c cli/strbuf.c \
+			   cli/reply_parse.c cli/advice_view.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "advice_view.h"
 #include "hist.h"
 #include "json_get.h"
 #include "ring_view.h"
@@ -215,6 +216,8 @@ static int rv_header(struct json_object *ring, FILE *out)
 	err = rv_opt_line(out, "last decision", tuning, "last_decision");
 	if (!err)
 		err = rv_opt_line(out, "tuning error", tuning, "error");
+	if (!err)
+		err = advice_view_print(ring, out, RV_KEY_W);
 	if (!err)
 		err = rv_agent(out, jget(ring, "agent"));
 out:

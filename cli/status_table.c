@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "advice_view.h"
 #include "json_get.h"
 #include "reply_parse.h"
 #include "bill_view.h"
@@ -29,6 +30,7 @@ enum st_col {
 	COL_EFF,
 	COL_SPIN,
 	COL_MANAGED,
+	COL_ADVICE,	/* observe mode: what tune mode would set */
 	COL_TUNABLE,	/* last: free text, never padded */
 	NR_COLS,
 };
@@ -48,6 +50,7 @@ static const char *const st_col_names[NR_COLS] = {
 	[COL_EFF] = "EFF",
 	[COL_SPIN] = "SPIN%",
 	[COL_MANAGED] = "MANAGED",
+	[COL_ADVICE] = "ADVICE",
 	[COL_TUNABLE] = "TUNABLE",
 };
 
@@ -249,6 +252,7 @@ static int st_row_fill(struct st_row *row, struct json_object *ring)
 	bill_view_cells(bp, &cell[COL_BP_HIT], &cell[COL_EFF], &cell[COL_SPIN]);
 
 	cell[COL_MANAGED] = status_cell_managed(ring);
+	cell[COL_ADVICE] = status_cell_advice(ring);
 	cell[COL_TUNABLE] = status_cell_tunable(ring);
 	if (jget(ring, "iopoll") && !(row->iopoll = st_iopoll_line(jget(ring, "iopoll"))))
 		return -ENOMEM;

@@ -17,14 +17,18 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/types.h>
 
 #include "bill.h"
+#include "decision_log.h"
 #include "tunable.h"
 #include "uring_abi.h"
 #include "tuner.h"
 #include "uringtune.h"
 #include "wakeup.h"
+
+struct ring_advice;
 
 struct ut_holder {
 	pid_t pid;
@@ -100,6 +104,10 @@ struct ring_tune {
 	bool register_unclaimed;
 	uint64_t published_ns;
 	struct tuner_setting want;	/* the last decision published */
+
+	/* allocated when first needed: most rings never need either */
+	struct ring_advice *advice;	/* observe mode: what tune mode would do (advice.h) */
+	struct decision_log *decisions;	/* the last changes, made or advised */
 };
 
 /* the in-process agent: agent_slots.c */
@@ -126,6 +134,17 @@ struct ut_ring {
 static inline bool ring_agent_driven(const struct ut_ring *ring)
 {
 	return ring->agent.via && (ring->obs.setup_flags & UT_SETUP_SINGLE_ISSUER);
+}
+
+/* what a ring holds besides itself, freed with it (the registry's job) */
+static inline void ring_free(struct ut_ring *ring)
+{
+	if (!ring)
+		return;
+	free(ring->obs.iop);
+	free(ring->tune.advice);
+	decision_log_free(ring->tune.decisions);
+	free(ring);
 }
 
 #endif /* UT_RING_H */

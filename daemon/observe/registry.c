@@ -30,11 +30,8 @@ int registry_init(struct ut_registry *reg)
 
 void registry_free(struct ut_registry *reg)
 {
-	for (size_t i = 0; i < reg->cap; i++) {
-		if (reg->slots[i])
-			free(reg->slots[i]->obs.iop);
-		free(reg->slots[i]);
-	}
+	for (size_t i = 0; i < reg->cap; i++)
+		ring_free(reg->slots[i]);
 	free(reg->slots);
 	memset(reg, 0, sizeof(*reg));
 }
@@ -134,8 +131,7 @@ void registry_remove(struct ut_registry *reg, uint64_t ctx)
 		reg->on_holder(reg->on_holder_arg, reg->slots[i]->obs.holder.pid, &none);
 	/* the host's bill keeps what the ring spent and saved: its counters never go back */
 	bill_host_forget(&reg->bill, &reg->slots[i]->obs.bill);
-	free(reg->slots[i]->obs.iop);
-	free(reg->slots[i]);
+	ring_free(reg->slots[i]);
 	reg->slots[i] = NULL;
 	reg->count--;
 

@@ -33,7 +33,9 @@
 #include "prom.h"
 #include "prom_bill.h"
 #include "prom_daemon.h"
+#include "advice.h"
 #include "setup_flags.h"
+#include "status_advice.h"
 #include "tunable.h"
 
 #define HIST	"uringtune_ring_busy_poll_paid_window_seconds"
@@ -90,12 +92,12 @@ static size_t ring_info(const struct phase *p, struct prom_job *job,
 			const struct ut_daemon *d, const struct ut_ring *ring,
 			const char *labels, FILE *out)
 {
-	char flags[512], flags_esc[PROM_ESCAPED_SIZE(sizeof(flags))];
+	char flags[512], flags_esc[PROM_ESCAPED_SIZE(sizeof(flags))], why[160];
 	const char *reason;
 	bool tunable;
 
-	tunable = ring_tunable_agent(ring->obs.setup_flags, d->napi_supported,
-				     ring->tune.managed_by, ring_agent_driven(ring), &reason);
+	/* as status says it: [select] too */
+	tunable = status_ring_tunable(d, ring, &reason, why, sizeof(why));
 	/* no flags: empty, which PromQL reads as an absent label */
 	if (ring->obs.setup_flags)
 		setup_flags_str(ring->obs.setup_flags, flags, sizeof(flags));
@@ -143,6 +145,22 @@ static size_t napi_prefer(const struct phase *p, struct prom_job *job,
 {
 	(void)job, (void)d;
 	sample(out, p->name, labels, ring->obs.napi.prefer ? 1 : 0);
+	return 1;
+}
+
+/* observe mode: the timeout tune mode would set (0: off), rings with advice only */
+static size_t advice_timeout(const struct phase *p, struct prom_job *job,
+			     const struct ut_daemon *d, const struct ut_ring *ring,
+			     const char *labels, FILE *out)
+{
+	const struct ring_advice *a = lifecycle_advice(&d->lc, ring);
+	char secs[PROM_SECONDS_SIZE];
+
+	(void)job;
+	if (!a)
+		return 0;
+	fprintf(out, "%s{%s} %s\n", p->name, labels, prom_seconds(secs, a->shadow.cur.enabled ?
+		(uint64_t)a->shadow.cur.busy_poll_us * 1000 : 0));
 	return 1;
 }
 
@@ -232,6 +250,9 @@ static const struct phase phases[] = {
 	  .ring = napi_timeout, .help = "The ring's NAPI busy-poll timeout." },
 	{ .name = "uringtune_ring_napi_prefer_busy_poll", .type = "gauge", .ring = napi_prefer,
 	  .help = "1 if the ring's prefer_busy_poll flag is set." },
+	{ .name = "uringtune_ring_advice_busy_poll_seconds", .type = "gauge",
+	  .ring = advice_timeout, .help = "Observe mode: the busy-poll timeout tune mode would "
+	  "set on the ring (0: NAPI off), computed by the same tuner." },
 	COUNTER("uringtune_ring_waits_total",
 		"Waits on the ring that had to block (io_uring_cqring_wait).", waits),
 	COUNTER("uringtune_ring_waits_no_sleep_total",

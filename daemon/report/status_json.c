@@ -12,6 +12,7 @@
 #include "export.h"
 #include "iopoll_advice.h"
 #include "setup_flags.h"
+#include "status_advice.h"
 #include "uring_abi.h"
 #include "status_bill.h"
 #include "status_json.h"
@@ -173,7 +174,8 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	sw_object_end(w);
 }
 
-static void tuning_write(struct status_writer *w, const struct ut_ring *ring)
+static void tuning_write(struct status_writer *w, const struct ut_daemon *d,
+			 const struct ut_ring *ring)
 {
 	sw_object(w, "tuning");
 	sw_bool(w, "pinned", ring->tune.pinned);
@@ -187,6 +189,9 @@ static void tuning_write(struct status_writer *w, const struct ut_ring *ring)
 		sw_double(w, "reaction_us", ring->tune.reaction_ns / 1000.0);
 	else
 		sw_null(w, "reaction_us");
+	/* observe mode: what tune mode would set; the last changes, made or advised */
+	status_advice_write(w, d, ring);
+	status_decisions_write(w, ring);
 	sw_object_end(w);
 }
 
@@ -254,11 +259,11 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 	static const struct ut_ring_stats no_stats;
 	const struct ut_ring_stats *s = ring->obs.have_stats ? &ring->obs.stats : &no_stats;
 	uint32_t n_kernel = ring->obs.n_kernel_ids;
+	char reason_buf[160];
 	const char *reason;
 	bool tunable;
 
-	tunable = ring_tunable_agent(ring->obs.setup_flags, d->napi_supported,
-				     ring->tune.managed_by, ring_agent_driven(ring), &reason);
+	tunable = status_ring_tunable(d, ring, &reason, reason_buf, sizeof(reason_buf));
 	sw_object(w, NULL);
 	sw_i64(w, "pid", ring->obs.holder.pid);
 	sw_str(w, "comm", ring->obs.holder.comm);
@@ -283,8 +288,13 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 	sw_str(w, "managed_via", ring->tune.managed_by != UT_MANAGED_URINGTUNE ? NULL :
 	       ring->agent.via ? "agent" : "register");
 	if (!table) {
-		tuning_write(w, ring);
+		tuning_write(w, d, ring);
 		agent_write(w, d, ring);
+	} else {
+		/* the table's ADVICE column */
+		sw_object(w, "tuning");
+		status_advice_write(w, d, ring);
+		sw_object_end(w);
 	}
 	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
 		iopoll_write(w, ring, &d->iopoll, table);

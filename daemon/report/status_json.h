@@ -10,8 +10,9 @@
  * The table view (`uringtune status` draws a table) is the same text with
  * fewer members in each ring: pid, comm, fd, setup_flags, setup_flags_raw,
  * napi, napi_ids, waits, busy_poll without its histogram and time_ns,
- * tunable, reason, managed_by, managed_via, and for IOPOLL rings iopoll
- * without its histograms (hist_log2_ns, by_op). The daemon object is whole.
+ * tunable, reason, managed_by, managed_via, tuning with its advice only,
+ * and for IOPOLL rings iopoll without its histograms (hist_log2_ns, by_op).
+ * The daemon object is whole.
  */
 #ifndef UT_STATUS_JSON_H
 #define UT_STATUS_JSON_H

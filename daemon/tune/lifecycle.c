@@ -332,7 +332,7 @@ int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 	const struct tuner_policy *pol = &lc->cfg->napi;
 	const struct ring_obs *o = &ring->obs;
 	struct tuner_setting s;
-	char err[160];
+	char err[160], why[96];
 	int ret;
 
 	/* what happened while the journal was written: taken over, reset, a stop */
@@ -347,8 +347,10 @@ int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 		return ret;
 	}
 	lc_took(lc, ring, &s);
-	log_ring(lc_detail(lc), ring, "NAPI busy polling on, %u us%s, %s tracking",
+	snprintf(why, sizeof(why), "taken: NAPI busy polling on, %u us%s, %s tracking",
 		 s.busy_poll_us, s.prefer ? " (prefer)" : "", s.static_ids ? "static" : "dynamic");
+	lc_record(ring, &s, lc_now(lc), why);
+	log_ring(lc_detail(lc), ring, "%s", why + strlen("taken: "));
 	return 1;
 }
 
@@ -420,25 +422,6 @@ void lifecycle_flush(struct lifecycle *lc)
 	lc->quiet = false;
 }
 
-/* statistics since the previous tick */
-static void input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in)
-{
-	const struct ut_ring_stats *a = &ring->obs.stats, *b = &ring->tune.last_stats;
-
-	memset(in, 0, sizeof(*in));
-	in->now_ns = now;
-	in->waits = a->waits - b->waits;
-	in->waits_nosleep = a->waits_nosleep - b->waits_nosleep;
-	in->busy_windows = a->busy_windows - b->busy_windows;
-	in->busy_paid = a->busy_paid - b->busy_paid;
-	for (int i = 0; i < UT_HIST_SLOTS; i++)
-		in->hist[i] = a->busy_hist[i] - b->busy_hist[i];
-	in->napi_ids = a->napi_ids;
-	in->n_ids = lc_count_ids(a->napi_ids);
-	in->ids_changed_ns = a->napi_ids_changed_ns;
-	in->wakeup_ns = ring->obs.wakeup_ns;
-}
-
 static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 {
 	struct ring_tune *t = &ring->tune;
@@ -450,7 +433,7 @@ static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	/* its holder let go of it: no (pid, fd) to reach it by until it is found again */
 	if (ring->obs.holder_lost)
 		return;
-	input_of(ring, now, &in);
+	lc_input_of(ring, now, &in);
 	if (tuner_decide(&lc->cfg->napi, &t->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;
 	ret = lc_apply(lc, ring, &s, err, sizeof(err));
@@ -463,6 +446,7 @@ static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	if (!lc_backend(lc, ring)->deferred)
 		napi_from_setting(ring, &s);
 	snprintf(t->last_decision, sizeof(t->last_decision), "%s", why);
+	lc_record(ring, &s, now, why);
 	log_ring(LOG_INFO, ring, "%s", why);
 }
 
@@ -489,6 +473,8 @@ void lifecycle_tick(struct lifecycle *lc)
 			/* an idle ring has no statistics yet: eligible all the same */
 			lifecycle_ring_seen(lc, ring);
 		}
+		/* observe mode: what tune mode would do, on the same input */
+		lc_advise(lc, ring, now);
 		if (ring->obs.have_stats) {
 			t->last_stats = ring->obs.stats;
 			t->have_last_stats = true;

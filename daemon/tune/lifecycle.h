@@ -97,6 +97,7 @@ struct lifecycle {
 	bool quiet;			/* in a burst: per-ring lines at debug */
 	bool burst_waits;		/* a burst's line counted rings still waiting: theirs too */
 	struct journal_entry *gone;	/* entries of gone rings, to drop in one write */
+	uint32_t select_gen;		/* bumped by each reload: [select] to be asked again */
 	size_t n_gone, cap_gone;
 
 	/* counters, for status and metrics */

@@ -133,6 +133,7 @@ void lifecycle_agent_attached(struct lifecycle *lc, struct ut_ring *ring,
 		t->managed_by = UT_MANAGED_URINGTUNE;
 		t->want = r->napi_setting;
 		tuner_applied(&t->tuner, &r->napi_setting, lc_now(lc));
+		lc_record(ring, &r->napi_setting, lc_now(lc), "taken at setup, through its agent");
 		if (!t->reaction_ns)
 			t->reaction_ns = t->tuner.last_change_ns - ring->obs.first_seen_ns;
 		lc->actions_ok++;

@@ -90,6 +90,7 @@ int lifecycle_set(struct lifecycle *lc, pid_t pid, int fd, const struct tuner_se
 		 "pinned by uringtune set: %u us%s%s", s.busy_poll_us,
 		 s.prefer ? ", prefer" : "", s.static_ids ? ", static" : "");
 	log_ring(LOG_INFO, ring, "%s", t->last_decision);
+	lc_record(ring, &s, lc_now(lc), t->last_decision);
 	return 0;
 }
 
@@ -109,6 +110,8 @@ static int reset_agent_ring(struct lifecycle *lc, struct ut_ring *ring, char *er
 		return ret;
 	ring->tune.managed_by = UT_MANAGED_NONE;
 	memset(&ring->tune.tuner, 0, sizeof(ring->tune.tuner));
+	lc_record(ring, &off, lc_now(lc), "NAPI off through its agent (uringtune reset, or "
+		  "[select] after a reload)");
 	log_ring(lc_detail(lc), ring, "NAPI off through its agent, at the ring's next submit or "
 		 "wait");
 	return 0;
@@ -209,6 +212,8 @@ void lifecycle_reselect(struct lifecycle *lc)
 	char err[160];
 	size_t i, n;
 
+	/* observe mode's advice asks [select] again */
+	lc->select_gen++;
 	lc_wait_cancel(lc, deselected);
 	lc->quiet = true;
 	/* journaled rings: restored as at a stop, one journal write */

@@ -11,6 +11,7 @@
 struct journal_entry;
 struct lifecycle;
 struct tune_backend;
+struct tuner_input;
 struct tuner_setting;
 struct ut_ring;
 
@@ -56,6 +57,17 @@ int lc_restore_matching(struct lifecycle *lc,
 			bool (*pick)(struct lifecycle *lc, const struct journal_entry *e, void *arg),
 			void *arg, size_t *done);
 unsigned int lc_count_ids(const uint32_t *ids);
+/*
+ * The tuner's input for this tick (lifecycle_input.c): the ring's statistics
+ * since the previous tick. Tune mode's decisions and observe mode's advice
+ * both take it from here.
+ */
+void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in);
+/* a change made (tune mode) or advised (observe mode) into the ring's history */
+void lc_record(struct ut_ring *ring, const struct tuner_setting *s, uint64_t now,
+	       const char *why);
+/* observe mode, each tick before the statistics are kept: what tune mode would do */
+void lc_advise(struct lifecycle *lc, struct ut_ring *ring, uint64_t now);
 /* the identity journal entries are compared with (lc_same_ring's): ctx, pid, fd, ino, start */
 void lc_identity_of(const struct ut_ring *ring, struct journal_entry *id);
 

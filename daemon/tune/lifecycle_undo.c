@@ -24,9 +24,16 @@ void lc_readopt(struct lifecycle *lc, struct ut_ring *ring, struct tuner_setting
 }
 
 /* the ring is back as it was before uringtune: nobody's */
-static void released(struct ut_ring *ring, const struct journal_entry *e)
+static void released(struct ut_ring *ring, const struct journal_entry *e, uint64_t now)
 {
+	const struct tuner_setting back = {
+		.enabled = e->enabled, .busy_poll_us = e->busy_poll_us, .prefer = e->prefer,
+		.static_ids = e->track_mode == UT_TRACK_STATIC,
+	};
 	struct ut_napi_state n = ring->obs.napi;
+
+	/* reset, a reload's [select], a stop, a start in observe mode */
+	lc_record(ring, &back, now, "restored: back as it was before uringtune changed it");
 
 	ring->tune.managed_by = UT_MANAGED_NONE;
 	ring->tune.pinned = false;
@@ -60,7 +67,7 @@ static int restore_ring(struct lifecycle *lc, const struct journal_entry *e)
 		log_msg(lc_detail(lc), "ring pid=%d fd=%d: NAPI settings restored (%s)", copy.pid,
 			copy.fd, copy.enabled ? "enabled" : "disabled");
 	if (ring)
-		released(ring, &copy);
+		released(ring, &copy, lc_now(lc));
 	return 0;
 }
 

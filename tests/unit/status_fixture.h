@@ -112,6 +112,20 @@ static void fx_iopoll(struct ut_ring *ring, uint64_t hybrid_ns)
 }
 
 /* a slot of the agent's page attached to @ring */
+/* a decision in the ring's history, @s seconds after 2023-11-14T22:13:20Z */
+static void fx_decision(struct ut_ring *ring, unsigned int us, bool prefer, const char *why,
+			unsigned int s)
+{
+	const struct decision d = {
+		.mono_ns = 1000000000ULL * (100 + s), .wall_ns = 1700000000000000000LL +
+		1000000000LL * s + 250000000, .busy_poll_us = us, .enabled = us != 0,
+		.prefer = prefer,
+	};
+
+	if (decision_log_add(&ring->tune.decisions, &d, why))
+		abort();
+}
+
 static void fx_agent_slot(struct ut_ring *ring, uint32_t slot, bool hybrid, const char *why)
 {
 	struct agent_slot_info *in = &fx.agent.info[slot];
@@ -188,6 +202,10 @@ static int fx_setup(void)
 	r->tune.reaction_ns = 2500;
 	snprintf(r->tune.last_decision, sizeof(r->tune.last_decision),
 		 "busy_poll 50us: p90 window 31us + 50%%");
+	/* its last decisions: the take and one tuner change (2023-11-14T22:13:20Z on) */
+	fx_decision(r, 50, true, "taken: NAPI busy polling on, 50 us, dynamic tracking", 0);
+	fx_decision(r, 26, false, "hit rate 97%, 90% of paid windows within 17 us: timeout 50 -> 26 us",
+		    1500);
 	/* SQPOLL, pinned by hand with --force, static tracking, kernel NAPI IDs */
 	r = fx_ring(0xffff888100002000ULL, 100, 5, UT_SETUP_SQPOLL | (1U << 30), "pingpong");
 	fx_napi(r, 200, true, UT_TRACK_STATIC);
@@ -219,6 +237,8 @@ static int fx_setup(void)
 	r->tune.refused = true;
 	r->tune.hands_off = true;
 	snprintf(r->tune.error, sizeof(r->tune.error), "IORING_REGISTER_NAPI: EPERM");
+	/* ... and [select] has left it out since */
+	r->tune.excluded = "excluded by exclude_comm";
 	/* a registered-fd-only ring: no fd to duplicate */
 	fx_ring(0xffff888100008000ULL, 700, 11, UT_SETUP_REGISTERED_FD_ONLY | UT_SETUP_NO_MMAP,
 		"reg");

@@ -13,6 +13,7 @@
 
 #include "../../cli/strbuf.c"
 #include "../../cli/bill_view.c"
+#include "../../cli/advice_view.c"
 #include "../../cli/status_table.c"
 #include "../../cli/ring_view.c"
 #include "unit.h"
@@ -281,6 +282,34 @@ UT_TEST(header_escaped)
 	UT_ASSERT(!strchr(out, '\033'));
 }
 
+/* observe mode: the advice and its why; the decisions, oldest first, escaped */
+UT_TEST(advice_and_decisions)
+{
+	render("{\"pid\":1,\"fd\":2,\"tuning\":{\"advice\":{\"enabled\":true,"
+	       "\"busy_poll_us\":26,\"prefer\":false,\"tracking\":\"dynamic\","
+	       "\"why\":\"timeout 50 -> 26 us\",\"since\":\"2026-12-02T04:06:08.000Z\"},"
+	       "\"decisions\":[{\"time\":\"2026-12-02T04:05:07.944Z\",\"busy_poll_us\":50,"
+	       "\"enabled\":true,\"prefer\":true,\"why\":\"initial\"},"
+	       "{\"time\":\"2026-12-02T04:06:08.000Z\",\"busy_poll_us\":0,\"enabled\":false,"
+	       "\"prefer\":false,\"why\":\"off:\\u001b[2J\\n\"}]}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("advice "), "advice         26us, dynamic tracking, since "
+			 "2026-12-02T04:06:08.000Z (what tune mode would set)");
+	UT_ASSERT_STR_EQ(line_with("               timeout"), "               timeout 50 -> 26 us");
+	UT_ASSERT_STR_EQ(line_with("decisions"), "decisions      2, oldest first (time UTC, "
+			 "setting, why):");
+	UT_ASSERT_STR_EQ(line_with("  2026-12-02T04:05"),
+			 "  2026-12-02T04:05:07.944Z  50us+prefer     initial");
+	UT_ASSERT_STR_EQ(line_with("  2026-12-02T04:06"),
+			 "  2026-12-02T04:06:08.000Z  off             off:\\x1b[2J\\n");
+	UT_ASSERT(!strchr(out, '\033'));
+	/* no advice (null), no decisions: no lines */
+	render("{\"pid\":1,\"fd\":2,\"tuning\":{\"advice\":null,\"decisions\":[]}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("advice"), "");
+	UT_ASSERT_STR_EQ(line_with("decisions"), "");
+}
+
 /* an IOPOLL ring's mode is the daemon's word too: escaped like the rest */
 UT_TEST(iopoll_mode_escaped)
 {
@@ -370,6 +399,7 @@ int main(void)
 	ut_run("header_escaped", header_escaped);
 	ut_run("iopoll_mode_escaped", iopoll_mode_escaped);
 	ut_run("agent_ring", agent_ring);
+	ut_run("advice_and_decisions", advice_and_decisions);
 	ut_run("missing_fields", missing_fields);
 	ut_run("find", find);
 	free(out);

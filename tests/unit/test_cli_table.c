@@ -14,6 +14,7 @@
 #include "../../cli/reply_parse.c"
 #include "../../cli/strbuf.c"
 #include "../../cli/bill_view.c"
+#include "../../cli/advice_view.c"
 #include "../../cli/status_table.c"
 #include "unit.h"
 
@@ -124,11 +125,11 @@ UT_TEST(full_ring)
 	UT_ASSERT_STR_EQ(line(0), "uringtuned 123, mode observe, kernel 6.18.44, 3 rings");
 	UT_ASSERT_STR_EQ(line(1),
 		"PID   COMM      FD  FLAGS                        NAPI  BUSY_POLL  TRACK    "
-		"IDS      WAITS  NOSLEEP  BP_HIT  EFF   SPIN%  MANAGED  TUNABLE");
+		"IDS      WAITS  NOSLEEP  BP_HIT  EFF   SPIN%  MANAGED  ADVICE  TUNABLE");
 	/* BP_HIT is the last period's (50%), not the lifetime's (97%) */
 	UT_ASSERT_STR_EQ(line(2),
 		"4242  pingpong  5   SINGLE_ISSUER,DEFER_TASKRUN  on    50us       dynamic  "
-		"257,258  20000  97.5%    50.0%   0.43  0.7%   none     "
+		"257,258  20000  97.5%    50.0%   0.43  0.7%   none     -       "
 		"no: SINGLE_ISSUER ring: refused (EEXIST)");
 }
 
@@ -149,7 +150,7 @@ UT_TEST(comm_empty)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_EQ_INT(nr_lines(), 3);
 	UT_ASSERT_STR_EQ(line(2), "1          2   -      -     -          -      -    -      -        "
-			 "-       -    -      -        yes");
+			 "-       -    -      -        -       yes");
 }
 
 /* the daemon's prose keeps its quotes; control bytes still cannot break lines */
@@ -172,7 +173,25 @@ UT_TEST(dashes)
 	       "\"tunable\":true,\"managed_by\":\"uringtune\"}]}");
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line(2), "7    idle  3   -      off   -          inactive  -    "
-			 "0      -        -       -    -      uringtune  yes");
+			 "0      -        -       -    -      uringtune  -       yes");
+}
+
+/* observe mode's advice: the timeout, "+prefer", "off"; "-" for none (null) */
+UT_TEST(advice_column)
+{
+	render("{" DAEMON_OK ",\"rings\":["
+	       "{\"pid\":1,\"fd\":3,\"tuning\":{\"advice\":{\"enabled\":true,\"busy_poll_us\":50,"
+	       "\"prefer\":false,\"tracking\":\"dynamic\",\"why\":\"x\",\"since\":\"t\"}}},"
+	       "{\"pid\":2,\"fd\":3,\"tuning\":{\"advice\":{\"enabled\":true,\"busy_poll_us\":26,"
+	       "\"prefer\":true}}},"
+	       "{\"pid\":3,\"fd\":3,\"tuning\":{\"advice\":{\"enabled\":false,\"busy_poll_us\":0}}},"
+	       "{\"pid\":4,\"fd\":3,\"tuning\":{\"advice\":null}}]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_CONTAINS(line(1), "  MANAGED  ADVICE       TUNABLE");
+	UT_ASSERT_STR_CONTAINS(line(2), "  -        50us         -");
+	UT_ASSERT_STR_CONTAINS(line(3), "  -        26us+prefer  -");
+	UT_ASSERT_STR_CONTAINS(line(4), "  -        off          -");
+	UT_ASSERT_STR_CONTAINS(line(5), "  -        -            -");
 }
 
 /* a ring with nothing but its pid: every other cell is "-" */
@@ -182,7 +201,7 @@ UT_TEST(missing_fields)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line(0), "uringtuned ?, mode ?, kernel ?, 1 ring");
 	UT_ASSERT_STR_EQ(line(2), "9    -     -   -      -     -          -      -    "
-			 "-      -        -       -    -      -        -");
+			 "-      -        -       -    -      -        -       -");
 }
 
 /* the host's bill: a line under the summary, none before any window */
@@ -275,6 +294,7 @@ int main(void)
 	ut_run("dashes", dashes);
 	ut_run("missing_fields", missing_fields);
 	ut_run("host_bill_line", host_bill_line);
+	ut_run("advice_column", advice_column);
 	ut_run("sorted_by_pid_then_fd", sorted_by_pid_then_fd);
 	ut_run("no_rings", no_rings);
 	ut_run("bad_shape", bad_shape);

@@ -74,6 +74,7 @@ static const struct {
 	{ "uringtune_ring_napi_enabled", "gauge" },
 	{ "uringtune_ring_napi_busy_poll_timeout_seconds", "gauge" },
 	{ "uringtune_ring_napi_prefer_busy_poll", "gauge" },
+	{ "uringtune_ring_advice_busy_poll_seconds", "gauge" },
 	{ "uringtune_ring_waits_total", "counter" },
 	{ "uringtune_ring_waits_no_sleep_total", "counter" },
 	{ "uringtune_ring_busy_poll_windows_total", "counter" },

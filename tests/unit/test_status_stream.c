@@ -313,7 +313,10 @@ UT_TEST(table_view_has_the_tables_members)
 	UT_ASSERT_EQ_INT((long long)json_object_array_length(rings), 8);
 	keys_of(json_object_array_get_idx(rings, 0), keys, sizeof(keys));
 	UT_ASSERT_STR_EQ(keys, "pid,comm,fd,setup_flags,setup_flags_raw,napi,napi_ids,waits,"
-			 "busy_poll,tunable,reason,managed_by,managed_via");
+			 "busy_poll,tunable,reason,managed_by,managed_via,tuning");
+	keys_of(json_object_object_get(json_object_array_get_idx(rings, 0), "tuning"), keys,
+		sizeof(keys));
+	UT_ASSERT_STR_EQ(keys, "advice");
 	keys_of(json_object_object_get(json_object_array_get_idx(rings, 0), "busy_poll"), keys,
 		sizeof(keys));
 	UT_ASSERT_STR_EQ(keys, "windows,paid_off,hit_rate,recent");

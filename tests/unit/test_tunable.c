@@ -46,6 +46,11 @@ UT_TEST(single_issuer)
 
 	ASSERT_NOT_TUNABLE(UT_SETUP_SINGLE_ISSUER, true, UT_MANAGED_NONE, "EEXIST");
 	ASSERT_NOT_TUNABLE(UT_SETUP_SINGLE_ISSUER, true, UT_MANAGED_NONE, "SINGLE_ISSUER");
+	/* ... and names the fix: the agent, asked for by exec's flag or the config */
+	ASSERT_NOT_TUNABLE(UT_SETUP_SINGLE_ISSUER, true, UT_MANAGED_NONE, "uringtune exec --napi");
+	ASSERT_NOT_TUNABLE(UT_SETUP_SINGLE_ISSUER, true, UT_MANAGED_NONE, "[agent] napi_comm");
+	ASSERT_NOT_TUNABLE(UT_SETUP_DEFER_TASKRUN | UT_SETUP_SINGLE_ISSUER, true,
+			   UT_MANAGED_NONE, "uringtune exec --napi");
 	UT_ASSERT(!ring_tunable(UT_SETUP_SINGLE_ISSUER, true, UT_MANAGED_NONE, &r));
 	UT_ASSERT(!strstr(r, "DEFER_TASKRUN"));
 }
