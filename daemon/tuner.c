@@ -7,12 +7,11 @@
  *
  * tuner_decide() adds the tick's deltas to the evidence, then:
  *
- *  1. settle: less than settle_s since the last change -> KEEP. This comes
- *     first so that no two changes are closer than settle_s, switching NAPI
- *     back on included.
- *  2. off (cur.enabled false): tuner_retry_interval_s() since it went off
- *     and a wait seen since -> APPLY the initial setting again; else KEEP
- *     (an idle ring switched back on would only cost a register call).
+ *  1. settle: less than settle_s since the last change -> KEEP (first: no
+ *     two changes closer than settle_s, switching NAPI back on included).
+ *  2. off: tuner_retry_interval_s() since it went off and a wait seen since
+ *     -> APPLY the initial setting again; else KEEP (an idle ring switched
+ *     back on would only cost a register call).
  *  3. NAPI ID tracking, whatever the amount of evidence:
  *     - AUTO: dynamic goes static once the observed IDs have not grown for
  *       static_after_s; static goes back to dynamic as soon as an observed
@@ -40,9 +39,8 @@
  *     A decision that changes nothing keeps the evidence at 3/4 of its
  *     weight for the next one (the EWMA in tuner.h); a change clears it.
  *
- * Timeouts are at least 1 us (0 would be no busy poll while "enabled") and
- * at most 10 ms, the kernel's cap on busy_poll_to: beyond it the ring would
- * spin less than the model assumes.
+ * Timeouts are 1 us (0 would be no busy poll while "enabled") to 10 ms (the
+ * kernel's cap on busy_poll_to: beyond it a ring spins less than modelled).
  */
 #include <float.h>
 #include <stdarg.h>
@@ -60,8 +58,7 @@
 
 /* retry intervals double up to an hour (or retry_s, if that is longer) */
 #define TUNER_BACKOFF_CAP_S	3600U
-/* 2^12 * retry_s is past the cap for any retry_s >= 1 */
-#define TUNER_BACKOFF_MAX	12U
+#define TUNER_BACKOFF_MAX	12U	/* 2^12 * retry_s: past the cap for any retry_s */
 
 /* room for UT_MAX_NAPI_IDS IDs of up to 10 digits with commas */
 #define IDS_BUFLEN		(UT_MAX_NAPI_IDS * 11 + 1)
