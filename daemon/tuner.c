@@ -76,10 +76,7 @@ static uint64_t elapsed(uint64_t now, uint64_t since)
 	return now > since ? now - since : 0;
 }
 
-static uint64_t sec_ns(unsigned int s)
-{
-	return (uint64_t)s * NSEC_PER_SEC;
-}
+#define sec_ns(s)	((uint64_t)(s) * NSEC_PER_SEC)
 
 /* part/whole in percent, rounded down, without overflow; part <= whole */
 static unsigned int pct_of(uint64_t part, uint64_t whole)
@@ -304,7 +301,7 @@ struct cost {
  * at a longer timeout either, so a longer timeout is estimated pessimistically.
  * With no timed window, a paid window is taken to have lasted the timeout.
  */
-/* latency one avoided sleep saves: measured if the input said, else the policy's */
+/* a saved sleep's latency: measured if the input said, else the policy's */
 static double wake_ns(const struct tuner_policy *pol, const struct tuner_state *st)
 {
 	if (st->wakeup_ns)
