@@ -708,7 +708,7 @@ int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
 	struct task_struct *task = req_waiter(req);
 	struct ut_ring_stats *rs;
 	struct sleeper *sl;
-	__u64 now;
+	__u64 now, gap;
 
 	if (!task)
 		return 0;
@@ -725,8 +725,11 @@ int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
 	rs = ring_get(req->ctx);
 	if (!rs)
 		return 0;
+	gap = now - sl->slept_ns;
 	__sync_fetch_and_add(&rs->sleeps_woken, 1);
-	__sync_fetch_and_add(&rs->sleep_gap_hist[hist_slot(now - sl->slept_ns)], 1);
+	/* hist_slot() wraps from 2^32 ns: a gap of seconds goes in the top slot */
+	__sync_fetch_and_add(&rs->sleep_gap_hist[gap >= (1ULL << (UT_HIST_SLOTS - 1)) ?
+						 UT_HIST_SLOTS - 1 : hist_slot(gap)], 1);
 	return 0;
 }
 

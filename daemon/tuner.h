@@ -157,6 +157,21 @@ void tuner_applied(struct tuner_state *st, const struct tuner_setting *s, uint64
 unsigned int tuner_retry_interval_s(const struct tuner_policy *pol, const struct tuner_state *st);
 
 /*
+ * A ring that does not busy-poll (in has no busy windows): the windows it
+ * would have had at timeout_us, from its waits, written into in's
+ * busy_windows, busy_paid and hist. A wait that did not sleep would have
+ * had a short window that paid; one that slept and was woken by a
+ * completion gap ns after it began (gap_hist: the tick's growth of
+ * ut_ring_stats.sleep_gap_hist) one that paid if gap < timeout_us, lasting
+ * gap, else one that spun the timeout for nothing; one that slept and ended
+ * otherwise (timeout, signal) one that did not pay. The gaps are exact
+ * counts where busy windows are a 1-in-16 sample: the tuner uses the hist
+ * for shares and lengths only.
+ */
+void tuner_input_from_sleeps(struct tuner_input *in, const uint64_t *gap_hist,
+			     unsigned int timeout_us);
+
+/*
  * Shortest timeout, in microseconds, covering quantile_pct percent of the
  * windows in hist (log2(ns) slots; a slot counts at its upper edge:
  * hist_quantile_ns() at HIST_AT_SLOT_END, rounded up to a microsecond).

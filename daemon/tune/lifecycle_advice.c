@@ -128,6 +128,12 @@ void lc_advise(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	lc_input_of(ring, now, &in);
 	if (!a->started)
 		advice_start(lc, ring, a, &in, now);
+	/*
+	 * The ring does not busy-poll (advisable() says so): what its waits show
+	 * is what the shadow's timeout would have done, if NAPI has a queue to poll.
+	 */
+	if (a->shadow.cur.enabled && !in.busy_windows && in.n_ids)
+		lc_input_from_sleeps(ring, a->shadow.cur.busy_poll_us, &in);
 	if (tuner_decide(&lc->cfg->napi, &a->shadow, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;
 	/* nothing is applied: the shadow takes it at once */

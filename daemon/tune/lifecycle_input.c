@@ -27,3 +27,14 @@ void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *i
 	in->ids_changed_ns = a->napi_ids_changed_ns;
 	in->wakeup_ns = ring->obs.wakeup_ns;
 }
+
+void lc_input_from_sleeps(const struct ut_ring *ring, unsigned int timeout_us,
+			  struct tuner_input *in)
+{
+	const struct ut_ring_stats *a = &ring->obs.stats, *b = &ring->tune.last_stats;
+	uint64_t gaps[UT_HIST_SLOTS];
+
+	for (int i = 0; i < UT_HIST_SLOTS; i++)
+		gaps[i] = a->sleep_gap_hist[i] - b->sleep_gap_hist[i];
+	tuner_input_from_sleeps(in, gaps, timeout_us);
+}

@@ -63,6 +63,12 @@ unsigned int lc_count_ids(const uint32_t *ids);
  * both take it from here.
  */
 void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in);
+/*
+ * A ring that does not busy-poll (observe mode's advice): in's windows are
+ * those it would have had at timeout_us, from its waits (tuner_input_from_sleeps()).
+ */
+void lc_input_from_sleeps(const struct ut_ring *ring, unsigned int timeout_us,
+			  struct tuner_input *in);
 /* a change made (tune mode) or advised (observe mode) into the ring's history */
 void lc_record(struct ut_ring *ring, const struct tuner_setting *s, uint64_t now,
 	       const char *why);

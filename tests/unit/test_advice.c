@@ -183,6 +183,54 @@ UT_TEST(advice_is_the_tuners_decision)
 	stop();
 }
 
+/*
+ * A ring without busy polling, as they all are in observe mode: its waits
+ * say what the advice's timeout would have done. Woken ~5 ms into each
+ * sleep (a server between sparse requests): off at the first decision.
+ * Woken ~5 us in (a client waiting for its reply): on, sized to them.
+ */
+static void sleeps_second(struct ut_ring *ring, uint64_t gap_ns)
+{
+	struct ut_ring_stats *s = &ring->obs.stats;
+
+	s->waits += 2000;
+	s->waits_nosleep += 20;
+	s->sleeps_woken += 1980;
+	s->sleep_gap_hist[63 - __builtin_clzll(gap_ns)] += 1980;
+	clock_ns += NSEC;
+	lifecycle_tick(&lc);
+}
+
+UT_TEST(advice_from_the_waits)
+{
+	const struct ring_advice *a;
+	struct ut_ring *ring;
+
+	start(UT_MODE_OBSERVE);
+	ring = add_ring(100, 0);
+	ring->obs.stats.napi_ids[0] = 300;
+	/* (its NAPI ID goes static after static_after_s: a decision of its own) */
+	for (int i = 0; i < 20; i++)
+		sleeps_second(ring, 5000000);
+	a = lifecycle_advice(&lc, ring);
+	UT_ASSERT(a && !a->shadow.cur.enabled);
+	UT_ASSERT_STR_CONTAINS(decision_log_last(ring->tune.decisions)->why, "off: 1% of");
+	stop();
+
+	start(UT_MODE_OBSERVE);
+	ring = add_ring(100, 0);
+	ring->obs.stats.napi_ids[0] = 300;
+	for (int i = 0; i < 30; i++)
+		sleeps_second(ring, 5000);
+	a = lifecycle_advice(&lc, ring);
+	UT_ASSERT(a && a->shadow.cur.enabled);
+	/* the 5 us slot ends at 8.2 us, plus headroom: ~14 us, not the initial 50 us */
+	UT_ASSERT(a->shadow.cur.busy_poll_us >= 9 && a->shadow.cur.busy_poll_us <= 20);
+	UT_ASSERT_STR_CONTAINS(decision_log_last(ring->tune.decisions)->why, "us");
+	UT_ASSERT_EQ_INT(applies, 0);
+	stop();
+}
+
 UT_TEST(excluded_ring_has_none)
 {
 	struct ut_ring *ring;
@@ -290,6 +338,7 @@ int main(void)
 	}
 	snprintf(dir, sizeof(dir), "%s", tmpl);
 	ut_run("advice_is_the_tuners_decision", advice_is_the_tuners_decision);
+	ut_run("advice_from_the_waits", advice_from_the_waits);
 	ut_run("excluded_ring_has_none", excluded_ring_has_none);
 	ut_run("untunable_ring_has_none", untunable_ring_has_none);
 	ut_run("tune_mode_records_its_changes", tune_mode_records_its_changes);

@@ -852,6 +852,32 @@ UT_TEST(measured_wakeup_cost_prices_the_windows)
 	UT_ASSERT_STR_CONTAINS(why, "a sleep costs 25 us");
 }
 
+/* the windows a ring without busy polling would have had, from its waits */
+UT_TEST(input_from_sleeps)
+{
+	struct tuner_input in;
+	uint64_t gaps[UT_HIST_SLOTS] = { 0 };
+
+	gaps[slot_of(20000)] = 600;		/* woken 20 us into the sleep */
+	gaps[slot_of(5000000)] = 300;		/* ... 5 ms into it */
+	memset(&in, 0, sizeof(in));
+	in.waits = 1000;
+	in.waits_nosleep = 100;
+	tuner_input_from_sleeps(&in, gaps, 50);
+	UT_ASSERT(in.busy_windows == 1000);
+	UT_ASSERT(in.busy_paid == 700);
+	UT_ASSERT(in.hist[slot_of(1024)] == 100 && in.hist[slot_of(20000)] == 600);
+	UT_ASSERT(in.hist[slot_of(5000000)] == 0);
+	/* 25 us cuts the 20 us slot, [16.4, 32.8) us: its share below 25 us */
+	tuner_input_from_sleeps(&in, gaps, 25);
+	UT_ASSERT(in.busy_paid == 100 + 315);
+	UT_ASSERT(in.hist[slot_of(20000)] == 315);
+	/* sleeps that ended without a completion (a timeout) are windows that did not pay */
+	gaps[slot_of(5000000)] = 0;
+	tuner_input_from_sleeps(&in, gaps, 50);
+	UT_ASSERT(in.busy_windows == 1000 && in.busy_paid == 700);
+}
+
 /* --- pacing ---------------------------------------------------------------- */
 
 /* evidence that calls for a change waits for settle_s, and is kept meanwhile */
@@ -1493,6 +1519,7 @@ int main(void)
 	       inefficient_at_high_hit_rate_off_without_growing);
 	ut_run("kernel_cap_on_timeout", kernel_cap_on_timeout);
 	ut_run("measured_wakeup_cost_prices_the_windows", measured_wakeup_cost_prices_the_windows);
+	ut_run("input_from_sleeps", input_from_sleeps);
 	ut_run("settle_respected", settle_respected);
 	ut_run("changing_traffic_never_faster_than_settle",
 	       changing_traffic_never_faster_than_settle);
