@@ -265,11 +265,11 @@ static const struct phase phases[] = {
 	{ .name = HIST, .type = "histogram", .ring = ring_hist,
 	  .help = "Lengths of the ring's busy-poll windows that paid off (the wait did "
 		  "not sleep), timed on a 1-in-16 sample per CPU." },
-	{ .name = "uringtune_ring_busy_poll_spin_seconds_total", .type = "counter",
+	{ .name = "uringtune_busy_poll_spin_seconds_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_SPIN, .help = PROM_BILL_SPIN_HELP },
-	{ .name = "uringtune_ring_busy_poll_saved_seconds_total", .type = "counter",
+	{ .name = "uringtune_busy_poll_saved_seconds_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_SAVED, .help = PROM_BILL_SAVED_HELP },
-	{ .name = "uringtune_ring_busy_poll_wakeups_avoided_total", .type = "counter",
+	{ .name = "uringtune_busy_poll_wakeups_avoided_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_WAKEUPS, .help = PROM_BILL_WAKEUPS_HELP },
 	{ .whole = host_bill_families },
 };

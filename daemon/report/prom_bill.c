@@ -34,7 +34,7 @@ void prom_bill_host(const struct bill_host *h, FILE *out)
 
 	prom_family(out, "uringtune_host_busy_poll_spin_seconds_total", "counter",
 		    "CPU time all rings' waits spun busy-polling NAPI, rings gone included; "
-		    "outcome as for uringtune_ring_busy_poll_spin_seconds_total.");
+		    "outcome as for uringtune_busy_poll_spin_seconds_total.");
 	fprintf(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} %s\n",
 		prom_seconds(secs, h->total.paid_ns));
 	fprintf(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} %s\n",

@@ -3,9 +3,9 @@
  * Busy polling's bill in the export (bill.h says what each figure is),
  * per ring and for the host, as counters that only grow:
  *
- *   uringtune_ring_busy_poll_spin_seconds_total{pid,comm,fd,outcome}
- *   uringtune_ring_busy_poll_saved_seconds_total{pid,comm,fd}
- *   uringtune_ring_busy_poll_wakeups_avoided_total{pid,comm,fd}
+ *   uringtune_busy_poll_spin_seconds_total{pid,comm,fd,outcome}
+ *   uringtune_busy_poll_saved_seconds_total{pid,comm,fd}
+ *   uringtune_busy_poll_wakeups_avoided_total{pid,comm,fd}
  *   uringtune_host_busy_poll_spin_seconds_total{outcome}
  *   uringtune_host_busy_poll_saved_seconds_total
  *   uringtune_host_busy_poll_wakeups_avoided_total

@@ -41,6 +41,16 @@ wait_for 5 has_hist || {
 exported() { grep -q "^uringtune_ring_info{pid=\"$hpid\"" "$PROM"; }
 wait_for 5 exported || fail "ringhold's ring not exported"
 
+# the bill (issue 14): the client ring's paid spin, and the host's, above zero
+bill() {
+	grep -qE "^uringtune_busy_poll_spin_seconds_total\{pid=\"$cpid\",[^}]*fd=\"$cfd\",outcome=\"paid\"\} [0-9.e-]*[1-9]" "$PROM" &&
+	grep -qE '^uringtune_host_busy_poll_spin_seconds_total\{outcome="paid"\} [0-9.e-]*[1-9]' "$PROM" &&
+	grep -qE "^uringtune_busy_poll_wakeups_avoided_total\{pid=\"$cpid\",[^}]*fd=\"$cfd\"\} [1-9]" "$PROM"
+}
+wait_for 5 bill || {
+	grep -E 'busy_poll_(spin|saved|wakeups)' "$PROM"
+	fail "the bill's families are missing or zero for the client ring (above)"
+}
 promtool check metrics <"$PROM" || fail "promtool check metrics failed"
 echo "promtool: ok ($(grep -c '^uringtune_' "$PROM") samples)"
 

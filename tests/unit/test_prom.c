@@ -80,9 +80,9 @@ static const struct {
 	{ "uringtune_ring_busy_poll_windows_total", "counter" },
 	{ "uringtune_ring_busy_poll_paid_total", "counter" },
 	{ HIST, "histogram" },
-	{ "uringtune_ring_busy_poll_spin_seconds_total", "counter" },
-	{ "uringtune_ring_busy_poll_saved_seconds_total", "counter" },
-	{ "uringtune_ring_busy_poll_wakeups_avoided_total", "counter" },
+	{ "uringtune_busy_poll_spin_seconds_total", "counter" },
+	{ "uringtune_busy_poll_saved_seconds_total", "counter" },
+	{ "uringtune_busy_poll_wakeups_avoided_total", "counter" },
 	{ "uringtune_host_busy_poll_spin_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_saved_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_wakeups_avoided_total", "counter" },
@@ -463,13 +463,13 @@ UT_TEST(bill_per_ring_and_host)
 	out = format();
 	UT_ASSERT(out);
 	/* 890 paid windows of 12 us, 10 unpaid of 50 us, 890 x 300 us saved */
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_spin_seconds_total{pid=\"100\","
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{pid=\"100\","
 			   "comm=\"pingpong\",fd=\"4\",outcome=\"paid\"} 0.01068"));
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_spin_seconds_total{pid=\"100\","
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{pid=\"100\","
 			   "comm=\"pingpong\",fd=\"4\",outcome=\"unpaid\"} 0.0005"));
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_saved_seconds_total{pid=\"100\","
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_saved_seconds_total{pid=\"100\","
 			   "comm=\"pingpong\",fd=\"4\"} 0.267"));
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_wakeups_avoided_total{pid=\"100\","
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_wakeups_avoided_total{pid=\"100\","
 			   "comm=\"pingpong\",fd=\"4\"} 890"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} 0.0005"));
 	free(out);
@@ -479,7 +479,7 @@ UT_TEST(bill_per_ring_and_host)
 	bill_host_end(&d.reg.bill, 2000, &rule);
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_saved_seconds_total{pid=\"100\",comm=\"pingpong\",fd=\"4\"}"), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{pid=\"100\",comm=\"pingpong\",fd=\"4\"}"), 0);
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} 0.01068"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_saved_seconds_total 0.267"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_wakeups_avoided_total 890"));
