@@ -68,6 +68,8 @@ struct ring_obs {
 	 * the ring lives on: the inventory is looking for where it went.
 	 */
 	bool holder_lost;
+	uint64_t lost_ns;		/* ... since (CLOCK_MONOTONIC) */
+	uint32_t lost_user;		/* the last waiter looked in since, 0 none */
 	uint64_t verified_ns;		/* the holder was last seen holding it */
 
 	/* sweep bookkeeping */

@@ -40,6 +40,9 @@ static bool moved_to_kid(struct inventory *inv, struct ut_ring *ring, const stru
 	return false;
 }
 
+/* a lost ring waits this long for its next waiter before it asks for a sweep */
+#define LOST_GRACE_NS	(2 * 1000000000ULL)
+
 /*
  * The holder does not hold the ring any more, and the ring lives: look in
  * the holder's own other fds (if it lives) and in the last process that
@@ -53,11 +56,28 @@ static void holder_lost(struct inventory *inv, struct ut_ring *ring, bool holder
 	if (!ring->obs.holder_lost) {
 		inv->holders_lost++;
 		registry_mark_lost(ring);
+		ring->obs.lost_ns = now_ns();
 	}
 	if (holder_alive)
 		scan_worker_submit(&inv->worker, SCAN_PID, pid);
+	ring->obs.lost_user = user > 0 ? (uint32_t)user : 0;
 	if (user > 0 && user != pid)
 		scan_worker_submit(&inv->worker, SCAN_PID, user);
+}
+
+/*
+ * A lost ring's next waiter: a process handed the ring often waits on it
+ * only after the sender let go (the scans then looked in the sender). Its
+ * first wait names it in the ring's statistics: look there once.
+ */
+static void lost_new_user(struct inventory *inv, struct ut_ring *ring)
+{
+	pid_t user = ring->obs.have_stats ? (pid_t)ring->obs.stats.user_tgid : 0;
+
+	if (user <= 0 || (uint32_t)user == ring->obs.lost_user)
+		return;
+	ring->obs.lost_user = (uint32_t)user;
+	scan_worker_submit(&inv->worker, SCAN_PID, user);
 }
 
 void inventory_holder_exited(void *arg, pid_t pid)
@@ -142,8 +162,13 @@ void inventory_check_holders(struct inventory *inv, uint64_t now)
 	}
 	inv->check_cursor = (inv->check_cursor + i) % reg->cap;
 
-	registry_for_each(reg, i, ring)
-		lost += ring->obs.holder_lost;
+	registry_for_each(reg, i, ring) {
+		if (!ring->obs.holder_lost)
+			continue;
+		lost_new_user(inv, ring);
+		/* a receiver gets LOST_GRACE_NS to wait on it before the sweep */
+		lost += now - ring->obs.lost_ns >= LOST_GRACE_NS;
+	}
 	/* per-process scans found nothing, or none could run: the backstop */
 	if (lost && !scan_worker_busy(&inv->worker, SCAN_PID))
 		sweep_budget_request(&inv->budget, "a ring's holder let go of it");
