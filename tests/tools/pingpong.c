@@ -1044,8 +1044,8 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	ring_up = true;
 	print_ring_line(o, &ring);
-	info(o, "%u pings (0: for %u s) of %u bytes to %s, ring %s, napi busy poll %u us%s",
-	     o->count, o->seconds, o->size, o->addr_str, o->ring->name, o->napi_us,
+	info(o, "%u %s of %u bytes to %s, ring %s, napi busy poll %u us%s",
+	     o->seconds ? o->seconds : o->count, o->seconds ? "s of pings" : "pings", o->size, o->addr_str, o->ring->name, o->napi_us,
 	     o->napi_prefer ? " (prefer)" : "");
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
