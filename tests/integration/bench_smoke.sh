@@ -105,10 +105,10 @@ awk -F, 'NR == 2 && $2 == 1000 && $3 == 100 && $5 >= 100 && $9 >= 1 {ok = 1} END
 	"$res/scale.csv" || fail "scale.csv: no row of 1000 files and 100 rings seen: $(sed -n 2p "$res/scale.csv")"
 echo "ok scale.csv: 1000 files, 100 rings seen, probed"
 
-csv oracle.csv "round,stage,phase,pair,kind,setting,count,p50_us,p99_us,avg_us,cpu_pct,client_napi,server_napi"
+csv oracle.csv "round,stage,phase,pair,kind,setting,count,p50_us,p99_us,avg_us,cpu_pct,cpu_us_per_ping,client_napi,server_napi"
 csv oracle_phases.csv "round,stage,phase,pairs_cpu_pct,daemon_cpu_pct,host_cpu_pct,cpu_pressure_ms,seconds"
 csv oracle_pick.csv "pair,kind,setting,p50_us,cpu_pct,best_p50_us,rule"
-csv oracle_summary.csv "phase,pair,kind,rounds,p50_us,p99_us,cpu_pct,napi_client_server"
+csv oracle_summary.csv "phase,pair,kind,rounds,p50_us,p99_us,cpu_pct,cpu_us_per_ping,napi_client_server"
 png oracle.png
 table '^ +pair +phase +p50 us +p99 us +CPU % of a core'
 # every pair of the default mix in every phase of the comparison, and the
