@@ -62,9 +62,23 @@ phs=$RESULTS/oracle_phases.csv
 pick=$RESULTS/oracle_pick.csv
 sum=$RESULTS/oracle_summary.csv
 
+# ORACLE_FROM=DIR: no measurement; the summary, targets and plot again
+# from DIR's oracle.csv, oracle_phases.csv and oracle_pick.csv (e.g.
+# docs/data/oracle), copied into RESULTS
+from=${ORACLE_FROM:-}
+if [ -n "$from" ]; then
+	for f in oracle.csv oracle_phases.csv oracle_pick.csv; do
+		[ -f "$from/$f" ] || fail "ORACLE_FROM: no $from/$f"
+		[ "$from/$f" -ef "$RESULTS/$f" ] || cp "$from/$f" "$RESULTS/$f"
+	done
+	PAIRS=$(awk -F, 'NR > 1 {printf "%s ", $2}' "$from/oracle_pick.csv")
+	ROUNDS=$(awk -F, 'NR > 1 && $1 > r {r = $1} END {print r}' "$from/oracle.csv")
+	MEASURE_S=$(awk -F, 'NR > 1 {printf "%.0f\n", $8}' "$from/oracle_phases.csv" | median)
+	PAIRS=${PAIRS% }
+fi
 part_banner "ROUNDS=$ROUNDS MEASURE_S=$MEASURE_S WARMUP_S=$WARMUP_S TUNE_WAIT_S=$TUNE_WAIT_S" \
-	"STATIC=\"$STATIC\" PREFER=\"$PREFER\" PAIRS=\"$PAIRS\""
-netns_setup
+	"STATIC=\"$STATIC\" PREFER=\"$PREFER\" PAIRS=\"$PAIRS\"${from:+ (from $from)}"
+[ -n "$from" ] || netns_setup
 targets_begin
 
 # the pairs: names (kind and a number) and kinds
@@ -208,67 +222,74 @@ run_phase() {
 	tail -n 1 "$phs" | awk -F, '{printf "  pairs %s%% daemon %s%% host %s%% (of one core), CPU pressure %s ms\n", $4, $5, $6, $7}'
 }
 
-echo "round,stage,phase,pair,kind,setting,count,p50_us,p99_us,avg_us,cpu_pct,cpu_us_per_ping,client_napi,server_napi" >"$out"
-echo "round,stage,phase,pairs_cpu_pct,daemon_cpu_pct,host_cpu_pct,cpu_pressure_ms,seconds" >"$phs"
-
-# --- stage 1: the sweep ------------------------------------------------------
-ns=${#settings[@]}
-for r in $(seq 1 "$ROUNDS"); do
-	for k in $(seq 0 $((ns - 1))); do
-		s=${settings[$(((k + r * 5) % ns))]}
-		sets=()
-		for i in $(seq 0 $((np - 1))); do sets+=("$s"); done
-		run_phase sweep "$s" "$r" "${sets[@]}"
-	done
-done
-
 # med STAGE PHASE PAIR COL: the median over rounds
 med() {
 	awk -F, -v s="$1" -v p="$2" -v n="$3" -v c="$4" '$2 == s && $3 == p && $4 == n {print $c}' "$out" |
 		median
 }
 
-# the oracle's pick per pair (see the top of this file)
-echo "pair,kind,setting,p50_us,cpu_pct,best_p50_us,rule" >"$pick"
-picks=()
-for i in $(seq 0 $((np - 1))); do
-	for s in "${settings[@]}"; do
-		echo "$s $(med sweep "$s" "${names[i]}" 8) $(med sweep "$s" "${names[i]}" 11)"
-	done >"$T/sweep_$i"
-	if [ "${kinds[i]}" = fast ]; then
-		tol=1.02
-		rule="lowest p50; within 2% of it: lowest CPU"
-	else
-		tol=1.05
-		rule="lowest CPU with p50 within 5% of the best"
-	fi
-	read -r s p50 cpu best < <(awk -v t="$tol" '
-		{s[NR] = $1; p[NR] = $2; c[NR] = $3; if (NR == 1 || $2 < b) b = $2}
-		END {for (i = 1; i <= NR; i++) if (p[i] <= b * t && (!k || c[i] < c[k])) k = i
-			print s[k], p[k], c[k], b}' "$T/sweep_$i")
-	picks+=("$s")
-	echo "${names[i]},${kinds[i]},$s,$p50,$cpu,$best,$rule" >>"$pick"
-done
-echo
-echo "the oracle's picks (sweep medians over $ROUNDS rounds):"
-column -t -s, "$pick"
-echo
+# measure: both stages, into the CSV files (not with ORACLE_FROM)
+measure() {
+	echo "round,stage,phase,pair,kind,setting,count,p50_us,p99_us,avg_us,cpu_pct,cpu_us_per_ping,client_napi,server_napi" >"$out"
+	echo "round,stage,phase,pairs_cpu_pct,daemon_cpu_pct,host_cpu_pct,cpu_pressure_ms,seconds" >"$phs"
 
-# --- stage 2: none, s50, oracle, tune ---------------------------------------
-phases=(none s50 oracle tune)
-for r in $(seq 1 "$ROUNDS"); do
-	for k in 0 1 2 3; do
-		ph=${phases[$(((k + r) % 4))]}
-		sets=()
-		for i in $(seq 0 $((np - 1))); do
-			case $ph in
-			oracle) sets+=("${picks[i]}") ;;
-			*) sets+=("$ph") ;;
-			esac
+	# --- stage 1: the sweep ------------------------------------------------------
+	ns=${#settings[@]}
+	for r in $(seq 1 "$ROUNDS"); do
+		for k in $(seq 0 $((ns - 1))); do
+			s=${settings[$(((k + r * 5) % ns))]}
+			sets=()
+			for i in $(seq 0 $((np - 1))); do sets+=("$s"); done
+			run_phase sweep "$s" "$r" "${sets[@]}"
 		done
-		run_phase final "$ph" "$r" "${sets[@]}"
 	done
-done
+
+	# the oracle's pick per pair (see the top of this file)
+	echo "pair,kind,setting,p50_us,cpu_pct,best_p50_us,rule" >"$pick"
+	picks=()
+	for i in $(seq 0 $((np - 1))); do
+		for s in "${settings[@]}"; do
+			echo "$s $(med sweep "$s" "${names[i]}" 8) $(med sweep "$s" "${names[i]}" 11)"
+		done >"$T/sweep_$i"
+		if [ "${kinds[i]}" = fast ]; then
+			tol=1.02
+			rule="lowest p50; within 2% of it: lowest CPU"
+		else
+			tol=1.05
+			rule="lowest CPU with p50 within 5% of the best"
+		fi
+		read -r s p50 cpu best < <(awk -v t="$tol" '
+			{s[NR] = $1; p[NR] = $2; c[NR] = $3; if (NR == 1 || $2 < b) b = $2}
+			END {for (i = 1; i <= NR; i++) if (p[i] <= b * t && (!k || c[i] < c[k])) k = i
+				print s[k], p[k], c[k], b}' "$T/sweep_$i")
+		picks+=("$s")
+		echo "${names[i]},${kinds[i]},$s,$p50,$cpu,$best,$rule" >>"$pick"
+	done
+	echo
+	echo "the oracle's picks (sweep medians over $ROUNDS rounds):"
+	column -t -s, "$pick"
+	echo
+
+	# --- stage 2: none, s50, oracle, tune ---------------------------------------
+	for r in $(seq 1 "$ROUNDS"); do
+		for k in 0 1 2 3; do
+			ph=${phases[$(((k + r) % 4))]}
+			sets=()
+			for i in $(seq 0 $((np - 1))); do
+				case $ph in
+				oracle) sets+=("${picks[i]}") ;;
+				*) sets+=("$ph") ;;
+				esac
+			done
+			run_phase final "$ph" "$r" "${sets[@]}"
+		done
+	done
+}
+
+phases=(none s50 oracle tune)
+if [ -z "$from" ]; then
+	measure
+fi
 
 # --- summary -----------------------------------------------------------------
 
@@ -314,17 +335,17 @@ target "total CPU tune/oracle" "$(ratio "$(sv tune total 7)" "$(sv oracle total 
 # --- plot: per pair p50 and CPU by phase; total CPU by phase -------------------
 dat=$T/oracle_plot.csv
 {
-	# pair, p50 by phase (2-5), CPU by phase (6-9), p99 by phase (10-13)
+	# pair, p50 by phase (2-5), CPU us per ping (6-9), p99 (10-13), CPU % (14-17)
 	for n in "${names[@]}" total; do
 		printf '%s' "$n"
-		for c in 5 7 6; do
+		for c in 5 8 6 7; do
 			for ph in "${phases[@]}"; do printf ',%s' "$(sv "$ph" "$n" "$c")"; done
 		done
 		echo
 	done
 } >"$dat"
-plot "$RESULTS/oracle.png" 1200 480 <<EOF
-set multiplot layout 1,3 title 'oracle: a mixed host ($PAIRS), $ROUNDS rounds of $MEASURE_S s per phase (medians)'
+plot "$RESULTS/oracle.png" 1500 480 <<EOF
+set multiplot layout 1,4 title 'oracle: a mixed host ($PAIRS), $ROUNDS rounds of $MEASURE_S s per phase (medians)'
 set style data histogram
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
@@ -337,8 +358,10 @@ set title 'RTT p99, us (log)'
 plot '< head -n -1 $dat' using 10:xtic(1) title 'none' lc rgb '#909090', '' using 11 title 's50' lc rgb '#c04020', '' using 12 title 'oracle' lc rgb '#2060c0', '' using 13 title 'tune' lc rgb '#20a040'
 unset logscale y
 set yrange [0:*]
+set title 'CPU of the pair per ping, us'
+plot '< head -n -1 $dat' using 6:xtic(1) title 'none' lc rgb '#909090', '' using 7 title 's50' lc rgb '#c04020', '' using 8 title 'oracle' lc rgb '#2060c0', '' using 9 title 'tune' lc rgb '#20a040'
 set title 'CPU, % of one core (total: pairs + daemon)'
-plot '$dat' using 6:xtic(1) title 'none' lc rgb '#909090', '' using 7 title 's50' lc rgb '#c04020', '' using 8 title 'oracle' lc rgb '#2060c0', '' using 9 title 'tune' lc rgb '#20a040'
+plot '$dat' using 14:xtic(1) title 'none' lc rgb '#909090', '' using 15 title 's50' lc rgb '#c04020', '' using 16 title 'oracle' lc rgb '#2060c0', '' using 17 title 'tune' lc rgb '#20a040'
 unset multiplot
 EOF
 echo "csv: $out $phs $pick $sum"

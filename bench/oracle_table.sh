@@ -18,8 +18,14 @@ for f in oracle_summary.csv oracle_pick.csv oracle.csv; do
 	[ -f "$dir/$f" ] || { echo "$0: no file $dir/$f" >&2; exit 1; }
 done
 
-# show: CSV rows on stdin (the first one the header) as markdown or columns
+# show: CSV rows on stdin (the first one the header) as markdown or columns;
+# numbers with more than 2 decimals (medians of 2 rounds) rounded to 2
 show() {
+	awk -F, -v OFS=, '{for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9][0-9][0-9]+$/) $i = sprintf("%.2f", $i)
+		print}' | show_raw
+}
+
+show_raw() {
 	if [ "$columns" = 1 ]; then
 		column -t -s, | sed 's/^/  /'
 	else
@@ -56,6 +62,11 @@ awk -F, '
 		}
 		return n % 2 ? a[(n+1)/2] : (a[n/2] + a[n/2+1]) / 2
 	}
+	function key(x,   n) {
+		if (x == "none") return 0
+		n = substr(x, 2) + 0
+		return x ~ /p$/ ? 100000 + n : n
+	}
 	NR > 1 && $2 == "sweep" {
 		if (!($3 in seen_s)) { seen_s[$3] = 1; s[++ns] = $3 }
 		if (!($4 in seen_p)) { seen_p[$4] = 1; p[++np] = $4 }
@@ -63,13 +74,17 @@ awk -F, '
 		v[$3 SUBSEP $4 SUBSEP "cpu"] = v[$3 SUBSEP $4 SUBSEP "cpu"] " " $11
 	}
 	END {
+		# none, sN, sNp: in that order, N ascending
+		for (i = 2; i <= ns; i++) for (j = i; j > 1 && key(s[j-1]) > key(s[j]); j--) {
+			t = s[j]; s[j] = s[j-1]; s[j-1] = t
+		}
 		h = "setting"
 		for (j = 1; j <= np; j++) h = h "," p[j]
 		print h
 		for (i = 1; i <= ns; i++) {
 			l = s[i]
 			for (j = 1; j <= np; j++)
-				l = l "," med(s[i] SUBSEP p[j] SUBSEP "p50") " / " med(s[i] SUBSEP p[j] SUBSEP "cpu")
+				l = l "," sprintf("%.2f / %.2f", med(s[i] SUBSEP p[j] SUBSEP "p50"), med(s[i] SUBSEP p[j] SUBSEP "cpu"))
 			print l
 		}
 	}' "$dir/oracle.csv" | show
