@@ -34,16 +34,21 @@
 # MEASURE_S are measured: per pair the client's RTT p50/p99 (pingpong
 # --seconds --warmup-s: pings after the warm-up only) and the CPU of its two
 # processes (schedstat run time of every thread, SQPOLL threads included,
-# /proc/PID/task/*/schedstat), as % of one core; per phase the daemon's CPU
-# (tune) and the host's (/proc/stat, all CPUs busy). A phase's total CPU is
-# the pairs' plus the daemon's.
+# /proc/PID/task/*/schedstat), as % of one core and per ping (a back-to-back
+# pair takes whatever CPU it gets: per ping is its efficiency); per phase the
+# daemon's CPU (tune) and the host's (/proc/stat, all CPUs busy). A phase's
+# total CPU is the pairs' plus the daemon's.
+# Targets (issue 14): fast pairs' tune/oracle p50 and p99 <= 1.05; total CPU
+# tune/oracle <= 1.10; sparse and slow pairs' CPU tune/s50 <= 0.5; SQPOLL
+# pairs' p50 and CPU tune/none <= 1.02.
 #   ROUNDS (default 2; QUICK 1), MEASURE_S (10; QUICK 4), WARMUP_S (2; QUICK
 #   1), TUNE_WAIT_S (30; QUICK 12), STATIC, PREFER, PAIRS, SPARSE_GAP_MS,
 #   SLOW_US
 # CSV: RESULTS/oracle.csv (every pair in every phase), oracle_phases.csv
 # (totals per phase), oracle_pick.csv (the oracle's picks),
 # oracle_summary.csv (stage 2, medians over rounds); plot oracle.png.
-# bench/oracle_table.sh RESULTS prints the tables of docs/BENCHMARKS.md.
+# bench/oracle_table.sh RESULTS prints the tables of docs/BENCHMARKS.md;
+# ORACLE_FROM=DIR (below) redoes the summary, targets and plot from DIR's CSV.
 . "$(dirname "$0")/lib.sh"
 
 PART=oracle
