@@ -95,5 +95,5 @@ if [ -f "$dir/targets_oracle.csv" ]; then
 	{
 		echo "target,measured,limit,verdict,note"
 		awk -F, 'NR > 1 {print $2 "," $3 "," $4 " " $5 "," $6 "," $7}' "$dir/targets_oracle.csv"
-	} | show
+	} | show_raw
 fi
