@@ -62,6 +62,9 @@ PAIRS=${PAIRS:-fast sparse slow sqpoll}
 SPARSE_GAP_MS=${SPARSE_GAP_MS:-5}
 SLOW_US=${SLOW_US:-1000}
 BASE_PORT=7100
+# clients run this long past the window: the last one starts after the first
+# (ip netns exec under load), and each must outlive the window measured
+MARGIN_S=3
 out=$RESULTS/oracle.csv
 phs=$RESULTS/oracle_phases.csv
 pick=$RESULTS/oracle_pick.csv
@@ -149,6 +152,13 @@ per_ping() {
 	awk -v n="$1" -v w="$2" -v c="$3" -v s="$4" 'BEGIN{printf "%.2f", n / 1000 / (c / s * w / 1e9)}'
 }
 
+# running PID: alive and not a zombie (an ended child stays one until waited for)
+running() {
+	local st
+	st=$(sed -E 's/^.*\) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1)
+	[ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
+
 # ring_napi FILE: short_napi of the ring a tool's output names
 ring_napi() {
 	local p f
@@ -163,7 +173,7 @@ core_pct() { awk -v n="$1" -v w="$2" 'BEGIN{printf "%.2f", 100 * n / w}'; }
 # SETTING i; one row per pair to oracle.csv, one to oracle_phases.csv
 run_phase() {
 	local stage=$1 phase=$2 r=$3 w=$WARMUP_S i spid=() cpid=() c0=() c1=()
-	local d0=0 d1=0 h0 h1 t0 t1 psi0 psi1 cn sn line tot=0 dcpu
+	local d0=0 d1=0 h0 h1 t0 t1 psi0 psi1 cn sn line tot=0 dcpu late=
 	shift 3
 	local sets=("$@")
 	if [ "$phase" = tune ]; then
@@ -182,7 +192,7 @@ run_phase() {
 		# shellcheck disable=SC2046
 		bg ip netns exec "$NS_A" "${PIN_CLIENT[@]}" "$B/pingpong" client \
 			--connect 198.18.0.2:$((BASE_PORT + i)) --quiet \
-			--seconds $((w + MEASURE_S + 1)) --warmup-s "$w" $(kind_client "${kinds[i]}") \
+			--seconds $((w + MEASURE_S + MARGIN_S)) --warmup-s "$w" $(kind_client "${kinds[i]}") \
 			$(setting_args "${sets[i]}") >"$T/c$i.out"
 		cpid[i]=${BG_PIDS[-1]}
 	done
@@ -199,6 +209,11 @@ run_phase() {
 	[ "$phase" != tune ] || d1=$(run_ns "$DAEMON_PID")
 	h1=$(host_busy_ms)
 	psi1=$(psi_us)
+	# every client must have run through the window measured (a client that
+	# ended before it leaves only its idle server's CPU to count)
+	for i in $(seq 0 $((np - 1))); do
+		running "${cpid[i]}" || late="${names[i]}"
+	done
 	for i in $(seq 0 $((np - 1))); do
 		# what each ring runs with now (tune: what the tuner set)
 		cn[i]=$(ring_napi "$T/c$i.out")
@@ -214,11 +229,15 @@ run_phase() {
 		bg_forget "${spid[i]}"
 	done
 	[ "$phase" != tune ] || stop_daemon
+	if [ -n "$late" ]; then
+		echo "round $r $stage $phase: the client of $late ended before the window did (a slow start?): again"
+		return 1
+	fi
 	for i in $(seq 0 $((np - 1))); do
 		line=$(grep '^rtt ' "$T/c$i.out") || fail "$phase: no rtt line from ${names[i]}"
 		[ "$(field count "$line")" -gt 0 ] || fail "$phase: no ping of ${names[i]} measured"
 		tot=$((tot + c1[i] - c0[i]))
-		echo "$r,$stage,$phase,${names[i]},${kinds[i]},${sets[i]},$(field count "$line"),$(field p50_us "$line"),$(field p99_us "$line"),$(field avg_us "$line"),$(core_pct $((c1[i] - c0[i])) $((t1 - t0))),$(per_ping $((c1[i] - c0[i])) $((t1 - t0)) "$(field count "$line")" $((MEASURE_S + 1))),${cn[i]},${sn[i]}" >>"$out"
+		echo "$r,$stage,$phase,${names[i]},${kinds[i]},${sets[i]},$(field count "$line"),$(field p50_us "$line"),$(field p99_us "$line"),$(field avg_us "$line"),$(core_pct $((c1[i] - c0[i])) $((t1 - t0))),$(per_ping $((c1[i] - c0[i])) $((t1 - t0)) "$(field count "$line")" $((MEASURE_S + MARGIN_S))),${cn[i]},${sn[i]}" >>"$out"
 	done
 	dcpu=$(core_pct $((d1 - d0)) $((t1 - t0)))
 	echo "$r,$stage,$phase,$(core_pct "$tot" $((t1 - t0))),$dcpu,$(core_pct $(((h1 - h0) * 1000000)) $((t1 - t0))),$(((psi1 - psi0) / 1000)),$(awk -v d=$((t1 - t0)) 'BEGIN{printf "%.2f", d / 1e9}')" >>"$phs"
@@ -245,7 +264,8 @@ measure() {
 			s=${settings[$(((k + r * 5) % ns))]}
 			sets=()
 			for i in $(seq 0 $((np - 1))); do sets+=("$s"); done
-			run_phase sweep "$s" "$r" "${sets[@]}"
+			run_phase sweep "$s" "$r" "${sets[@]}" || run_phase sweep "$s" "$r" "${sets[@]}" ||
+				fail "sweep $s: a client ended before the window twice"
 		done
 	done
 
@@ -286,7 +306,8 @@ measure() {
 				*) sets+=("$ph") ;;
 				esac
 			done
-			run_phase final "$ph" "$r" "${sets[@]}"
+			run_phase final "$ph" "$r" "${sets[@]}" || run_phase final "$ph" "$r" "${sets[@]}" ||
+			fail "$ph: a client ended before the window twice"
 		done
 	done
 }
