@@ -18,6 +18,7 @@ env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS=
 	RINGS=100 RING_COUNTS="0 100" INTERVAL=1 STATUS_RINGS=200 STATUS_RUNS=2 \
 	BURST=20 GAP_MS=1 \
 	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
+	MEASURE_S=2 WARMUP_S=1 TUNE_WAIT_S=3 \
 	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
 cat "$T/bench.out"
 
@@ -104,11 +105,30 @@ awk -F, 'NR == 2 && $2 == 1000 && $3 == 100 && $5 >= 100 && $9 >= 1 {ok = 1} END
 	"$res/scale.csv" || fail "scale.csv: no row of 1000 files and 100 rings seen: $(sed -n 2p "$res/scale.csv")"
 echo "ok scale.csv: 1000 files, 100 rings seen, probed"
 
+csv oracle.csv "round,stage,phase,pair,kind,setting,count,p50_us,p99_us,avg_us,cpu_pct,cpu_us_per_ping,client_napi,server_napi"
+csv oracle_phases.csv "round,stage,phase,pairs_cpu_pct,daemon_cpu_pct,host_cpu_pct,cpu_pressure_ms,seconds"
+csv oracle_pick.csv "pair,kind,setting,p50_us,cpu_pct,best_p50_us,rule"
+csv oracle_summary.csv "phase,pair,kind,rounds,p50_us,p99_us,cpu_pct,cpu_us_per_ping,napi_client_server"
+png oracle.png
+table '^ +pair +phase +p50 us +p99 us +CPU % of a core'
+# every pair of the default mix in every phase of the comparison, and the
+# sweep's settings (STATIC=50, PREFER="0 1": none, s50, s50p)
+for ph in none s50 oracle tune; do
+	[ "$(awk -F, -v p="$ph" '$1 == p && $2 != "total"' "$res/oracle_summary.csv" | wc -l)" = 4 ] ||
+		fail "oracle_summary.csv: phase $ph lacks a pair"
+done
+[ "$(awk -F, '$2 == "sweep" {print $3}' "$res/oracle.csv" | sort -u | tr '\n' ' ')" = "none s50 s50p " ] ||
+	fail "oracle.csv: the sweep's settings are not none s50 s50p"
+# the server of the slow pair waits 1 ms before each echo: its RTT shows it
+awk -F, '$4 == "slow1" && $8 < 1000 {exit 1}' "$res/oracle.csv" ||
+	fail "oracle.csv: a slow pair's p50 under 1 ms (no reply delay?)"
+echo "ok oracle: every phase has the four pairs; the slow pair's RTT includes its 1 ms"
+
 csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"
 table '^== targets'
 table '^part +target +measured'
-for p in rtt overhead reaction footprint agent; do
+for p in rtt overhead reaction footprint agent oracle; do
 	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
 done
 echo "bench harness: every part printed its table, wrote its CSV and its PNG"

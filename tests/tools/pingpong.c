@@ -54,11 +54,14 @@
 /* client --window: pings in flight at most (a UDP socket buffer holds ~300) */
 #define MAX_WINDOW		256
 #define MAX_GAP_MS		60000
+#define MAX_REPLY_DELAY_US	1000000
+#define MAX_SECONDS		86400
 
 enum op {
 	OP_RECV = 1,
 	OP_SEND = 2,
 	OP_CANCEL = 3,
+	OP_DELAY = 4,		/* server --reply-delay-us: the timeout before an echo */
 };
 
 #define UDATA(op, slot)		((__u64)(op) << 32 | (slot))
@@ -85,10 +88,15 @@ struct opts {
 	unsigned int burst;		/* client: pings per burst (0 = no gaps) */
 	unsigned int gap_ms;		/* client: idle time between bursts */
 	bool cpu;			/* print the process's CPU time at exit */
+	unsigned int seconds;		/* client: ping for this long instead of --count */
+	unsigned int warmup_s;		/* client: pings in the first seconds not counted */
+	unsigned int reply_delay_us;	/* server: wait before each echo (0 = none) */
 };
 
 struct stats {
 	unsigned int n;
+	unsigned int cap;		/* room in samples (--seconds grows it) */
+	unsigned int warm;		/* --warmup-s once it has passed (stats reset) */
 	double min, max, sum, sum2;	/* microseconds */
 	double *samples;		/* every RTT, for percentiles */
 };
@@ -98,6 +106,8 @@ struct slot {
 	struct iovec iov;
 	struct msghdr msg;
 	struct sockaddr_in peer;
+	struct __kernel_timespec delay;	/* --reply-delay-us, read at submission */
+	unsigned int len;		/* the datagram a delayed echo sends */
 	bool busy;
 };
 
@@ -145,8 +155,12 @@ static void usage(FILE *f)
 		"  --window N              keep N pings in flight (1-%d; 1: ping-pong) and print\n"
 		"                          the throughput\n"
 		"  --burst N --gap-ms M    N pings back to back, then M ms idle, until --count\n"
-		"server: --count N echoes N datagrams then exits; default: until SIGINT/SIGTERM\n",
-		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD, MAX_WINDOW);
+		"  --seconds S             ping for S seconds instead of --count (not with --window)\n"
+		"  --warmup-s W            pings in the first W seconds are not counted (with --seconds)\n"
+		"server: --count N echoes N datagrams then exits; default: until SIGINT/SIGTERM\n"
+		"  --reply-delay-us N      wait N us (1-%d) before each echo, in io_uring\n"
+		"                          (IORING_OP_TIMEOUT): a slow server\n",
+		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD, MAX_WINDOW, MAX_REPLY_DELAY_US);
 }
 
 static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin)
@@ -195,6 +209,9 @@ enum {
 	OPT_BURST,
 	OPT_GAP_MS,
 	OPT_CPU,
+	OPT_SECONDS,
+	OPT_WARMUP_S,
+	OPT_REPLY_DELAY_US,
 };
 
 static const struct option long_opts[] = {
@@ -211,14 +228,33 @@ static const struct option long_opts[] = {
 	{ "burst",		required_argument,	NULL, OPT_BURST },
 	{ "gap-ms",		required_argument,	NULL, OPT_GAP_MS },
 	{ "cpu",		no_argument,		NULL, OPT_CPU },
+	{ "seconds",		required_argument,	NULL, OPT_SECONDS },
+	{ "warmup-s",		required_argument,	NULL, OPT_WARMUP_S },
+	{ "reply-delay-us",	required_argument,	NULL, OPT_REPLY_DELAY_US },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
 };
+
+/* the client's --seconds and --warmup-s against --count and --window */
+static void parse_client_time(const struct opts *o, bool have_count, bool have_warmup)
+{
+	if (o->reply_delay_us)
+		tool_usage_error("--reply-delay-us: only for the server");
+	if (o->seconds && have_count)
+		tool_usage_error("--seconds: not with --count");
+	if (o->seconds && o->window > 1)
+		tool_usage_error("--seconds: not with --window");
+	if (have_warmup && !o->seconds)
+		tool_usage_error("--warmup-s: needs --seconds");
+	if (o->warmup_s >= o->seconds && have_warmup)
+		tool_usage_error("--warmup-s: must be less than --seconds");
+}
 
 static void parse_args(int argc, char **argv, struct opts *o)
 {
 	bool have_bind = false, have_connect = false, have_size = false;
 	bool have_count = false, have_window = false, have_gap = false;
+	bool have_warmup = false;
 	int ac = argc - 1, c;
 	char **av = argv + 1;
 
@@ -298,6 +334,20 @@ static void parse_args(int argc, char **argv, struct opts *o)
 		case OPT_CPU:
 			o->cpu = true;
 			break;
+		case OPT_SECONDS:
+			o->seconds = tool_parse_ulong("--seconds", optarg, 1, MAX_SECONDS,
+						      "an integer from 1 to 86400");
+			break;
+		case OPT_WARMUP_S:
+			o->warmup_s = tool_parse_ulong("--warmup-s", optarg, 0, MAX_SECONDS,
+						       "an integer from 0 to 86400");
+			have_warmup = true;
+			break;
+		case OPT_REPLY_DELAY_US:
+			o->reply_delay_us = tool_parse_ulong("--reply-delay-us", optarg, 1,
+							     MAX_REPLY_DELAY_US,
+							     "an integer from 1 to 1000000");
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -317,6 +367,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			tool_usage_error("server: --bind ADDR:PORT is required");
 		if (have_window || o->burst || have_gap)
 			tool_usage_error("--window, --burst, --gap-ms: only for the client");
+		if (o->seconds || have_warmup)
+			tool_usage_error("--seconds, --warmup-s: only for the client");
 	} else {
 		if (have_bind)
 			tool_usage_error("--bind: only for the server (the client takes --connect)");
@@ -330,6 +382,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 			tool_usage_error("--gap-ms: needs --burst");
 		if (o->burst && o->window > 1)
 			tool_usage_error("--burst: not with --window (bursts are ping-pong)");
+		parse_client_time(o, have_count, have_warmup);
+		if (o->seconds)
+			o->count = 0;
 	}
 	if (o->napi_prefer && !o->napi_us)
 		tool_usage_error("--napi-prefer: needs --napi-busy-poll-us");
@@ -440,8 +495,20 @@ static int ring_wait(struct io_uring *ring, unsigned int nr,
 	return ret;
 }
 
-static void stats_add(struct stats *s, double us)
+/* --seconds: room for this many samples first, doubled as needed */
+#define SAMPLES_START		65536
+
+static int stats_add(struct stats *s, double us)
 {
+	if (s->n == s->cap) {
+		unsigned int cap = s->cap ? 2 * s->cap : SAMPLES_START;
+		double *p = realloc(s->samples, (size_t)cap * sizeof(*p));
+
+		if (!p || cap <= s->cap)
+			return fail(-ENOMEM, "realloc");
+		s->samples = p;
+		s->cap = cap;
+	}
 	if (!s->n || us < s->min)
 		s->min = us;
 	if (!s->n || us > s->max)
@@ -449,6 +516,14 @@ static void stats_add(struct stats *s, double us)
 	s->sum += us;
 	s->sum2 += us * us;
 	s->samples[s->n++] = us;
+	return 0;
+}
+
+/* --warmup-s over: what came before is not counted (the samples stay allocated) */
+static void stats_reset(struct stats *s)
+{
+	s->n = 0;
+	s->min = s->max = s->sum = s->sum2 = 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -533,8 +608,16 @@ static void print_cpu(const struct opts *o)
 /* the rtt line, from every ping's sample */
 static void print_rtt(struct stats *st, int fd)
 {
-	double avg = st->sum / st->n, var = st->sum2 / st->n - avg * avg;
+	double avg, var;
 
+	if (!st->n) {
+		/* --seconds: no ping completed after --warmup-s */
+		printf("rtt count=0 napi_id=%u\n", socket_napi_id(fd));
+		fflush(stdout);
+		return;
+	}
+	avg = st->sum / st->n;
+	var = st->sum2 / st->n - avg * avg;
 	qsort(st->samples, st->n, sizeof(*st->samples), cmp_double);
 	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f "
 	       "p50_us=%.2f p99_us=%.2f napi_id=%u\n",
@@ -658,8 +741,7 @@ static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
 		if (err)
 			return err;
 	}
-	stats_add(st, tool_ts_diff_ns(&t1, &t0) / 1000.0);
-	return 0;
+	return stats_add(st, tool_ts_diff_ns(&t1, &t0) / 1000.0);
 }
 
 /* --window: one ping in flight per slot, slot = seq % window */
@@ -752,9 +834,9 @@ static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct s
 	}
 	sl->replied = true;
 	sl->busy = !sl->sent;
-	stats_add(st, tool_ts_diff_ns(&now, &sl->t0) / 1000.0);
 	w->replies++;
-	return 0;
+	/* the samples hold --count: never grows here */
+	return stats_add(st, tool_ts_diff_ns(&now, &sl->t0) / 1000.0);
 }
 
 /*
@@ -894,10 +976,36 @@ out:
 	return ret;
 }
 
+/*
+ * Is ping @i to be sent? --count: while i < count. --seconds: until that much
+ * time since @start, and the samples so far are dropped once --warmup-s has
+ * passed (the first ping after it is the first counted).
+ */
+static bool client_more(const struct opts *o, const struct timespec *start,
+			unsigned int i, struct stats *st)
+{
+	struct timespec now;
+	long long ns;
+
+	if (!o->seconds)
+		return i < o->count;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	ns = tool_ts_diff_ns(&now, start);
+	if (ns >= (long long)o->seconds * NSEC_PER_SEC)
+		return false;
+	if (o->warmup_s && ns >= (long long)o->warmup_s * NSEC_PER_SEC &&
+	    st->warm < o->warmup_s) {
+		stats_reset(st);
+		st->warm = o->warmup_s;
+	}
+	return true;
+}
+
 static int run_client(const struct opts *o, sigset_t *waitmask)
 {
 	char *sbuf = NULL, *rbuf = NULL;
 	struct stats st = { 0 };
+	struct timespec start;
 	struct io_uring ring;
 	bool ring_up = false;
 	unsigned int i;
@@ -918,7 +1026,9 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	}
 	memset(sbuf, 'p', o->size);
-	st.samples = calloc(o->count, sizeof(*st.samples));
+	/* --seconds: stats_add grows it */
+	st.cap = o->seconds ? SAMPLES_START : o->count;
+	st.samples = calloc(st.cap, sizeof(*st.samples));
 	if (!st.samples) {
 		ret = fail(-ENOMEM, "calloc");
 		goto out;
@@ -934,15 +1044,16 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	ring_up = true;
 	print_ring_line(o, &ring);
-	info(o, "%u pings of %u bytes to %s, ring %s, napi busy poll %u us%s",
-	     o->count, o->size, o->addr_str, o->ring->name, o->napi_us,
+	info(o, "%u %s of %u bytes to %s, ring %s, napi busy poll %u us%s",
+	     o->seconds ? o->seconds : o->count, o->seconds ? "s of pings" : "pings", o->size, o->addr_str, o->ring->name, o->napi_us,
 	     o->napi_prefer ? " (prefer)" : "");
 
-	for (i = 0; i < o->count; i++) {
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	for (i = 0; client_more(o, &start, i, &st); i++) {
 		ret = ping_once(o, &ring, fd, i, sbuf, rbuf, waitmask, &st);
 		if (ret)
 			goto out;
-		if (o->burst && (i + 1) % o->burst == 0 && i + 1 < o->count)
+		if (o->burst && (i + 1) % o->burst == 0 && (o->seconds || i + 1 < o->count))
 			burst_gap(o);
 	}
 
@@ -966,7 +1077,8 @@ struct server {
 	int fd;
 	struct slot slots[NR_SLOTS];
 	unsigned int inflight;		/* requests submitted or queued, no CQE yet */
-	unsigned int echoes;		/* sendmsg queued */
+	unsigned int echoes;		/* sendmsg queued, or its delay */
+	unsigned int delays;		/* --reply-delay-us timeouts in flight */
 	unsigned int served;		/* sendmsg completed */
 	bool need_recv;			/* no free slot: rearm on a send CQE */
 	bool draining;			/* exiting: CQEs are only counted */
@@ -1013,7 +1125,28 @@ static int server_send(struct server *s, unsigned int idx, unsigned int len)
 	io_uring_prep_sendmsg(sqe, s->fd, &sl->msg, 0);
 	io_uring_sqe_set_data64(sqe, UDATA(OP_SEND, idx));
 	s->inflight++;
-	s->echoes++;
+	return 0;
+}
+
+/*
+ * --reply-delay-us: a pure timer (IORING_OP_TIMEOUT, count 0) first; its
+ * completion queues the echo. The thread waits for it in io_uring_enter,
+ * busy polling or asleep, as a server that takes that long would.
+ */
+static int server_delay(struct server *s, unsigned int idx, unsigned int len)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&s->ring);
+	struct slot *sl = &s->slots[idx];
+
+	if (!sqe)
+		return fail(-EBUSY, "io_uring_get_sqe");
+	sl->len = len;
+	sl->delay.tv_sec = s->o->reply_delay_us / 1000000;
+	sl->delay.tv_nsec = (long long)(s->o->reply_delay_us % 1000000) * 1000;
+	io_uring_prep_timeout(sqe, &sl->delay, 0, 0);
+	io_uring_sqe_set_data64(sqe, UDATA(OP_DELAY, idx));
+	s->inflight++;
+	s->delays++;
 	return 0;
 }
 
@@ -1033,6 +1166,8 @@ static int server_cqe(struct server *s, const struct io_uring_cqe *cqe)
 	int ret, i;
 
 	s->inflight--;
+	if (UDATA_OP(cqe->user_data) == OP_DELAY)
+		s->delays--;
 	/* canceled requests complete with -ECANCELED: not an error now */
 	if (s->draining) {
 		if (UDATA_OP(cqe->user_data) == OP_SEND && cqe->res >= 0)
@@ -1049,12 +1184,22 @@ static int server_cqe(struct server *s, const struct io_uring_cqe *cqe)
 		s->need_recv = false;
 		return server_recv(s, idx);
 	}
+	if (UDATA_OP(cqe->user_data) == OP_DELAY) {
+		/* a pure timer ends with -ETIME */
+		if (cqe->res != -ETIME)
+			return fail(cqe->res < 0 ? cqe->res : -EIO, "reply delay");
+		return server_send(s, idx, s->slots[idx].len);
+	}
 
 	if (cqe->res < 0)
 		return fail(cqe->res, "recvmsg");
-	ret = server_send(s, idx, cqe->res);
+	if (s->o->reply_delay_us)
+		ret = server_delay(s, idx, cqe->res);
+	else
+		ret = server_send(s, idx, cqe->res);
 	if (ret)
 		return ret;
+	s->echoes++;
 	/* with --count, the last echo must not leave a recv to wait for */
 	if (s->o->count && s->echoes >= s->o->count)
 		return 0;
@@ -1099,7 +1244,11 @@ static void server_drain(struct server *s, sigset_t *waitmask)
 	sqe = io_uring_get_sqe(&s->ring);
 	if (!sqe)
 		return;
-	io_uring_prep_cancel_fd(sqe, s->fd, IORING_ASYNC_CANCEL_ALL);
+	/* --reply-delay-us: the timers are on no fd; cancel every request */
+	if (s->delays)
+		io_uring_prep_cancel64(sqe, 0, IORING_ASYNC_CANCEL_ANY);
+	else
+		io_uring_prep_cancel_fd(sqe, s->fd, IORING_ASYNC_CANCEL_ALL);
 	io_uring_sqe_set_data64(sqe, UDATA(OP_CANCEL, 0));
 	s->inflight++;
 	s->draining = true;
@@ -1174,7 +1323,12 @@ static int run_server(const struct opts *o, sigset_t *waitmask)
 			deadline.tv_sec++;
 			deadline.tv_nsec -= NSEC_PER_SEC;
 		}
-		ret = ring_wait(&s->ring, s->inflight, &deadline, waitmask);
+		/*
+		 * Wait for everything in flight, but with a --reply-delay-us
+		 * timer pending for one completion: the next recvmsg waits for
+		 * a ping that the delayed echo has yet to cause.
+		 */
+		ret = ring_wait(&s->ring, s->delays ? 1 : s->inflight, &deadline, waitmask);
 		if (ret == -ETIME)
 			ret = 0;
 		if (ret == -EINTR)
