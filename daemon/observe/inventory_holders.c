@@ -166,8 +166,11 @@ void inventory_check_holders(struct inventory *inv, uint64_t now)
 		if (!ring->obs.holder_lost)
 			continue;
 		lost_new_user(inv, ring);
-		/* a receiver gets LOST_GRACE_NS to wait on it before the sweep */
-		lost += now - ring->obs.lost_ns >= LOST_GRACE_NS;
+		/*
+		 * A receiver gets LOST_GRACE_NS to wait on it before the sweep.
+		 * (lost_ns may be later than the tick's now: lost in this tick.)
+		 */
+		lost += now > ring->obs.lost_ns && now - ring->obs.lost_ns >= LOST_GRACE_NS;
 	}
 	/* per-process scans found nothing, or none could run: the backstop */
 	if (lost && !scan_worker_busy(&inv->worker, SCAN_PID))
