@@ -61,27 +61,6 @@ release_rings() {
 	HOLDERS=()
 }
 
-# the daemon has seen at least N rings (its export is written every tick)
-seen() { [ "$(prom_rings)" -ge "$1" ] 2>/dev/null; }
-
-# run time in ns of every thread of PID (schedstat's first field)
-run_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'
-}
-
-# idle_cpu: "ticks_pct ns_pct" of the daemon over INTERVAL
-idle_cpu() {
-	local t0 t1 n0 n1 w0 w1
-	w0=$(date +%s%N)
-	t0=$(cpu_ticks "$DAEMON_PID")
-	n0=$(run_ns "$DAEMON_PID")
-	sleep "$INTERVAL"
-	t1=$(cpu_ticks "$DAEMON_PID")
-	n1=$(run_ns "$DAEMON_PID")
-	w1=$(date +%s%N)
-	awk -v t="$((t1 - t0))" -v hz="$CLK_TCK" -v n="$((n1 - n0))" -v w="$((w1 - w0))" \
-		'BEGIN {printf "%.3f %.3f\n", 100 * t / hz / (w / 1e9), 100 * n / w}'
-}
 
 # --- idle rings ----------------------------------------------------------------
 
@@ -96,7 +75,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		wait_for 30 seen "$n" || fail "the daemon did not see $n rings (export says $(prom_rings))"
 		# a tick for the new rings' sweep to settle, then the idle interval
 		sleep 1.2
-		read -r cpu cpu_ns < <(idle_cpu)
+		read -r cpu cpu_ns < <(idle_cpu "$INTERVAL")
 		rss=$(rss_kb "$DAEMON_PID")
 		echo "$r,$n,$rss,$cpu,$cpu_ns,$INTERVAL" >>"$out"
 		printf 'round %s rings %5s: RSS %6s kB, CPU %6s%% of a core (schedstat %s%%)\n' \
@@ -113,7 +92,7 @@ hold_rings "$STATUS_RINGS"
 wait_for 60 seen "$STATUS_RINGS" ||
 	fail "the daemon did not see $STATUS_RINGS rings (export says $(prom_rings))"
 sleep 1.2
-read -r cpu cpu_ns < <(idle_cpu)
+read -r cpu cpu_ns < <(idle_cpu "$INTERVAL")
 rss0=$(rss_kb "$DAEMON_PID")
 echo "run,rings,view,ms,bytes" >"$st"
 for i in $(seq 1 "$STATUS_RUNS"); do

@@ -144,6 +144,30 @@ prom_rings() {
 	awk '$1 == "uringtune_rings" {print $2}' "$T/textfile/uringtune.prom" 2>/dev/null
 }
 
+# the daemon has seen at least N rings (its export is written every tick)
+seen() { [ "$(prom_rings)" -ge "$1" ] 2>/dev/null; }
+
+# run time in ns of every thread of the processes given (schedstat's first field)
+run_ns() {
+	local p
+	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null || true; done |
+		awk '{s += $1} END {printf "%.0f\n", s}'
+}
+
+# idle_cpu SECONDS: "ticks_pct schedstat_pct" of the daemon over SECONDS
+idle_cpu() {
+	local t0 t1 n0 n1 w0 w1
+	w0=$(date +%s%N)
+	t0=$(cpu_ticks "$DAEMON_PID")
+	n0=$(run_ns "$DAEMON_PID")
+	sleep "$1"
+	t1=$(cpu_ticks "$DAEMON_PID")
+	n1=$(run_ns "$DAEMON_PID")
+	w1=$(date +%s%N)
+	awk -v t="$((t1 - t0))" -v hz="$CLK_TCK" -v n="$((n1 - n0))" -v w="$((w1 - w0))" \
+		'BEGIN {printf "%.3f %.3f\n", 100 * t / hz / (w / 1e9), 100 * n / w}'
+}
+
 # --- ping-pong ------------------------------------------------------------------
 
 PORT=7000

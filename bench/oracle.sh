@@ -128,13 +128,6 @@ setting_args() {
 	esac
 }
 
-# run time in ns of every thread of the processes given (schedstat)
-run_ns() {
-	local p
-	for p in "$@"; do cat /proc/"$p"/task/*/schedstat 2>/dev/null || true; done |
-		awk '{s += $1} END {printf "%.0f\n", s}'
-}
-
 # host_busy_ms: every CPU's non-idle time so far, ms (/proc/stat)
 host_busy_ms() {
 	awk -v hz="$CLK_TCK" '$1 == "cpu" {printf "%.0f\n", ($2 + $3 + $4 + $7 + $8 + $9) * 1000 / hz}' /proc/stat

@@ -117,29 +117,7 @@ end() {
 	bg_forget "$1"
 }
 
-# the daemon has seen at least N rings (its export is written every tick)
-seen() { [ "$(prom_rings)" -ge "$1" ] 2>/dev/null; }
-
 # --- measurements ----------------------------------------------------------------
-
-# run time in ns of every thread of PID (schedstat's first field)
-run_ns() {
-	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%.0f\n", s}'
-}
-
-# idle_cpu: "ticks_pct schedstat_pct" of the daemon over SCALE_WINDOW
-idle_cpu() {
-	local t0 t1 n0 n1 w0 w1
-	w0=$(date +%s%N)
-	t0=$(cpu_ticks "$DAEMON_PID")
-	n0=$(run_ns "$DAEMON_PID")
-	sleep "$SCALE_WINDOW"
-	t1=$(cpu_ticks "$DAEMON_PID")
-	n1=$(run_ns "$DAEMON_PID")
-	w1=$(date +%s%N)
-	awk -v t="$((t1 - t0))" -v hz="$CLK_TCK" -v n="$((n1 - n0))" -v w="$((w1 - w0))" \
-		'BEGIN {printf "%.3f %.3f\n", 100 * t / hz / (w / 1e9), 100 * n / w}'
-}
 
 # probe: one round trip in ms per line, every SCALE_PROBE_MS for SCALE_WINDOW s
 # (a request that comes back late delays the next one: no backlog of probes)
@@ -215,7 +193,7 @@ cell() {
 	hold_rings "$n"
 	wait_for 120 seen "$n" || fail "the daemon did not see $n rings (export says $(prom_rings))"
 	sleep "$SCALE_SETTLE"
-	read -r cpu cpu_ns < <(idle_cpu)
+	read -r cpu cpu_ns < <(idle_cpu "$SCALE_WINDOW")
 	rss0=$(rss_kb "$DAEMON_PID")
 	probe >"$T/probe.txt" || fail "the loop probe failed"
 	awk -v c="$r,$f,$n" '{print c "," NR "," $1}' "$T/probe.txt" >>"$pr"

@@ -248,23 +248,19 @@ static void wake_growth(struct inventory *inv, struct ring_obs *o, const struct 
 	wakeup_add(&inv->wake_host, wakes, o->stats.wake_ns - prev->wake_ns);
 }
 
-/* what a sleep costs each ring's waiter, now that the tick's wake-ups are in */
-static void wake_resolve(struct inventory *inv)
+/* what a sleep costs the ring's waiter, once the tick's wake-ups are all in */
+static void wake_resolve(const struct inventory *inv, struct ring_obs *o)
 {
 	enum wakeup_source src;
-	struct ut_ring *ring;
-	size_t i;
 
-	registry_for_each(inv->reg, i, ring) {
-		ring->obs.wakeup_ns = wakeup_resolve(&ring->obs.wake, &inv->wake_host,
-						     inv->cfg->napi.wakeup_cost_us, &src);
-		ring->obs.wakeup_src = src;
-	}
-	inv->wakeup_ns = wakeup_resolve(NULL, &inv->wake_host, inv->cfg->napi.wakeup_cost_us, &src);
-	inv->wakeup_src = src;
+	o->wakeup_ns = wakeup_resolve(&o->wake, &inv->wake_host, inv->cfg->napi.wakeup_cost_us, &src);
+	o->wakeup_src = src;
 }
 
-/* the rings' bills and the host's, from the statistics just copied */
+/*
+ * From the statistics just copied: what a sleep costs each ring's waiter,
+ * then its bill (priced with it), and the host's. One pass over the rings.
+ */
 static void bill_refresh(struct inventory *inv)
 {
 	const struct tuner_policy *pol = &inv->cfg->napi;
@@ -274,20 +270,23 @@ static void bill_refresh(struct inventory *inv)
 		.min_ns = (uint64_t)inv->cfg->tick_ms * 900000,
 	};
 	struct bill_host *host = &inv->reg->bill;
+	enum wakeup_source src;
 	struct bill_counts c;
 	uint64_t now = now_ns();
 	struct ut_ring *ring;
 	size_t i;
 
+	inv->wakeup_ns = wakeup_resolve(NULL, &inv->wake_host, pol->wakeup_cost_us, &src);
+	inv->wakeup_src = src;
 	bill_host_begin(host);
 	registry_for_each(inv->reg, i, ring) {
 		struct ring_obs *o = &ring->obs;
-		/* wake_resolve() gave every ring a figure: measured, the override or the prior */
-		uint64_t wakeup = o->wakeup_ns;
 
+		/* a figure for every ring: measured, the override or the prior */
+		wake_resolve(inv, o);
 		if (o->have_stats) {
 			bill_counts_of(&o->stats, &c);
-			bill_ring_step(&o->bill, &c, wakeup, o->napi.busy_poll_ns, now, &rule);
+			bill_ring_step(&o->bill, &c, o->wakeup_ns, o->napi.busy_poll_ns, now, &rule);
 		}
 		bill_host_add(host, &o->bill);
 	}
@@ -328,7 +327,6 @@ void inventory_refresh_stats(struct inventory *inv)
 			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, o->iop) == 0;
 	}
 	inv->slotless = slotless;
-	wake_resolve(inv);
 	bill_refresh(inv);
 }
 
