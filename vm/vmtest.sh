@@ -60,6 +60,7 @@ P50_MAX_RATIO=2
 passed=0
 failed=0
 skipped=0
+csv_series=
 
 command -v jq >/dev/null || { echo "vmtest: jq is missing (scripts/deps.sh)" >&2; exit 1; }
 
@@ -71,12 +72,17 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$ROOT/vm/build-initramfs.sh" || { echo "vmtest: the initramfs could not be built" >&2; exit 1; }
 
-# fio under the agent: which cases on which series (6.12: the fallback only,
-# one fio run; 6.1 has nothing the agent could add)
+# the hybrid part (issue 15): the workloads' cases, their judge, hybrid.csv
+# shellcheck source=vm/hybrid-judge.sh
+. "$ROOT/vm/hybrid-judge.sh"
+
+# the agent boot's cases: fio under the agent (6.12: the fallback only, one
+# fio run; 6.1 has nothing the agent could add), and on 7.x the hybrid
+# part's workloads
 agent_cases() {
 	case $1 in
-	7) echo "classic hybrid" ;;
-	6.12) echo "hybrid" ;;
+	7) echo "fio-classic fio-hybrid $(hybrid_cases 7)" ;;
+	6.12) echo "fio-hybrid" ;;
 	esac
 }
 # what the agent boot needs from the host; a reason here fails those kernels
@@ -216,7 +222,7 @@ check_case() {
 			fail_ "$c: no hybrid_poll_time_ns for a hybrid ring: $(jq -c '.iopoll.hybrid_poll_time_ns' <<<"$r")"
 		runs="$runs (hybrid_poll_time $(jq -r '.iopoll.hybrid_poll_time_ns / 1000 | floor' <<<"$r") us)"
 	else
-		predicted[$c]=$(jq -r '.iopoll.advice.hybrid_cpu_saving' <<<"$r")
+		predicted[$c]=$(jq -r '.iopoll.advice | .cpu_per_read_saving // .hybrid_cpu_saving // "n/a"' <<<"$r")
 	fi
 	iopoll_note="iopoll stats: checked (completions exact, p50 within ${P50_MAX_RATIO}x)"
 }
@@ -237,7 +243,7 @@ compare_cpu() {
 	local qd
 	for qd in 1 8; do
 		[ -n "${cpus[classic-qd$qd]:-}" ] && [ -n "${cpus[hybrid-qd$qd]:-}" ] || continue
-		runs="$runs; QD$qd CPU classic ${cpus[classic-qd$qd]}% vs hybrid ${cpus[hybrid-qd$qd]}%: $(cpu_vs "${cpus[classic-qd$qd]}" "${cpus[hybrid-qd$qd]}" "${iopss[classic-qd$qd]}" "${iopss[hybrid-qd$qd]}"); advisor predicted $(awk -v p="${predicted[classic-qd$qd]:-0}" 'BEGIN { printf "%.0f", p * 100 }')% less spinning per read"
+		runs="$runs; QD$qd CPU classic ${cpus[classic-qd$qd]}% vs hybrid ${cpus[hybrid-qd$qd]}%: $(cpu_vs "${cpus[classic-qd$qd]}" "${cpus[hybrid-qd$qd]}" "${iopss[classic-qd$qd]}" "${iopss[hybrid-qd$qd]}"); advisor predicted $(awk -v p="${predicted[classic-qd$qd]:-n/a}" 'BEGIN { if (p == "n/a") print "n/a"; else printf "%.0f%%\n", p * 100 }') less CPU per read"
 	done
 }
 
@@ -264,10 +270,11 @@ fio_json() {
 	jq -e '.jobs[0]' >/dev/null 2>&1 <<<"$j" && printf '%s\n' "$j"
 }
 
-# check_agent_fio CASES: judge the agent boot ($out is its output); appends
-# to $runs, failures prefixed "fio"
+# check_agent_fio CASES: judge the agent boot's fio runs ($out is its
+# output; the cases fio-MODE[N] of CASES, MODE classic, hybrid or auto);
+# appends to $runs, failures prefixed "fio"
 check_agent_fio() {
-	local c j rc err total iops usr sys cpu json r n flags hy want sorted classic_flags='' fiov
+	local c m j rc err total iops usr sys cpu json r n flags hy want sorted classic_flags='' fiov
 	local -A fcpu fiops
 	case $(utvm FIO) in missing|"") fail_ "fio: no /usr/bin/fio in the VM (the fio layer)"; return ;; esac
 	[ "$(utvm AGENT)" != missing ] || { fail_ "fio: no liburingtune-agent.so in the VM's initramfs"; return; }
@@ -281,6 +288,9 @@ check_agent_fio() {
 	*) fail_ "fio: uringtuned (mode = tune) did not start: $(utvm DAEMON | sed 's/^FAILED //')"; return ;;
 	esac
 	for c in $1; do
+		[ "${c%%-*}" = fio ] || continue
+		m=${c#fio-}
+		m=${m%%[0-9]*}
 		rc=$(field rc "$(utvm CASE "$c")")
 		j=$(fio_json "$c")
 		if [ -z "$j" ]; then
@@ -293,8 +303,8 @@ check_agent_fio() {
 		[ "$err" = 0 ] || fail_ "fio $c: jobs[0].error is $err"
 		[ "${total:-0}" -gt 0 ] 2>/dev/null || fail_ "fio $c: no reads completed (read.total_ios ${total:-none})"
 		cpu=$(awk -v u="$usr" -v s="$sys" 'BEGIN { printf "%.1f", u + s }')
-		fcpu[$c]=$cpu
-		fiops[$c]=$iops
+		fcpu[$m]=${fcpu[$m]:-$cpu}
+		fiops[$m]=${fiops[$m]:-$iops}
 		# the ring, while fio ran: fio's only ring with IOPOLL
 		json=$(utvm JSON "$c")
 		if ! jq -e .rings >/dev/null 2>&1 <<<"$json"; then
@@ -311,11 +321,13 @@ check_agent_fio() {
 		flags=$(jq -r '.setup_flags | join(",")' <<<"$r")
 		hy=$(jq -r 'any(.setup_flags[]; . == "HYBRID_IOPOLL")' <<<"$r")
 		want=false
-		[ "$c" = classic ] || [ "$(kver "$krel")" -lt 6013 ] || want=true
+		[ "$m" = classic ] || [ "$(kver "$krel")" -lt 6013 ] || want=true
+		# auto: what the daemon's verdict said (vm/hybrid-judge.sh checks it)
+		[ "$m" != auto ] || want=$hy
 		if [ "$hy" != "$want" ]; then
 			if [ "$want" = true ]; then
 				fail_ "fio $c: --hybrid on, but fio's ring has no HYBRID_IOPOLL ($flags)"
-			elif [ "$c" = classic ]; then
+			elif [ "$m" = classic ]; then
 				fail_ "fio $c: --hybrid off, but fio's ring has HYBRID_IOPOLL ($flags)"
 			else
 				fail_ "fio $c: HYBRID_IOPOLL on a kernel before 6.13 ($flags)"
@@ -324,8 +336,10 @@ check_agent_fio() {
 		# the agent adds HYBRID_IOPOLL and nothing else, and takes nothing
 		# of fio's own flags away
 		sorted=$(jq -r '[.setup_flags[] | select(. != "HYBRID_IOPOLL")] | sort | join(",")' <<<"$r")
-		if [ "$c" = classic ]; then
-			classic_flags=$sorted
+		if [ "$m" = classic ]; then
+			[ -n "$classic_flags" ] || classic_flags=$sorted
+			[ "$sorted" = "$classic_flags" ] ||
+				fail_ "fio $c: ring flags $flags, expected those of fio-classic ($classic_flags)"
 		elif [ -n "$classic_flags" ] && [ "$sorted" != "$classic_flags" ]; then
 			fail_ "fio $c: ring flags $flags, expected fio's own ($classic_flags) plus HYBRID_IOPOLL"
 		fi
@@ -334,13 +348,16 @@ check_agent_fio() {
 		# EINVAL, drops those first (then COOP_TASKRUN, CQSIZE) and retries
 		# itself, which would still complete but without them
 		fiov=$(utvm FIO | sed -nE 's/^fio-([0-9]+)[.]([0-9]+).*/\1 \2/p')
-		if [ "$c" != classic ] && [ "$want" = false ] && [ -n "$fiov" ] &&
+		if [ "$m" = hybrid ] && [ "$want" = false ] && [ -n "$fiov" ] &&
 		   awk -v v="$fiov" 'BEGIN { split(v, a, " "); exit !(a[1] > 3 || (a[1] == 3 && a[2] >= 33)) }' &&
 		   ! jq -e 'any(.setup_flags[]; . == "DEFER_TASKRUN")' >/dev/null <<<"$r"; then
 			fail_ "fio $c: the fallback ring lost fio's DEFER_TASKRUN ($flags): fio retried, not the agent"
 		fi
-		runs="$runs, fio $c $(awk -v i="$iops" 'BEGIN { printf "%.1fk", i / 1000 }') IOPS cpu ${cpu}% (usr $(printf '%.1f' "$usr") sys $(printf '%.1f' "$sys"))"
-		[ "$c" = classic ] || [ "$want" = true ] || runs="$runs, HYBRID_IOPOLL refused and fallen back to fio's flags"
+		# the first run of each mode (the hybrid part's lines have the rest)
+		case $c in
+		fio-classic|fio-hybrid) runs="$runs, fio $c $(awk -v i="$iops" 'BEGIN { printf "%.1fk", i / 1000 }') IOPS cpu ${cpu}% (usr $(printf '%.1f' "$usr") sys $(printf '%.1f' "$sys"))" ;;
+		esac
+		[ "$m" != hybrid ] || [ "$want" = true ] || runs="$runs, HYBRID_IOPOLL refused and fallen back to fio's flags"
 		# what the daemon says about the agent and the ring (the other
 		# half of the feature; shown, not judged here)
 		echo "vmtest: $krel fio $c: $(grep -F "UTVM: EXECLOG $c " "$out" | sed "s/^UTVM: EXECLOG $c //" | head -n 4 | paste -sd'|' | sed 's/|/ | /g')"
@@ -366,6 +383,7 @@ for series in "${SERIES[@]}"; do
 	esac
 	read -r _ _ krel pkgver kdir _ <<<"$line"
 	echo "vmtest: booting $krel ($pkgver)"
+	csv_series="$csv_series $series"
 	out=$tmp/$series.out
 	boot_vm "$tmp/test.sh" "$out"
 	cp "$out" "$CACHE/logs/$krel.utvm" 2>/dev/null
@@ -410,6 +428,8 @@ for series in "${SERIES[@]}"; do
 	else
 		fail_ "hybrid-qd1: iopoll_load exit ${hrc:-none}, expected 3 (HYBRID_IOPOLL refused before 6.13)"
 	fi
+	# no hybrid polling to measure: hybrid.csv says n/a for this kernel
+	[ "$(kver "$krel")" -ge 6013 ] || hybrid_na_rows
 	[ "$(field exit "$vm")" = 0 ] || fail_ "the guest did not finish (exit=$(field exit "$vm"))"
 	summary="boot $(field boot_s "$vm") s ($(field accel "$vm"), total $(field run_s "$vm") s)$runs"
 	[ -z "$iopoll_note" ] || summary="$summary; $iopoll_note"
@@ -425,13 +445,17 @@ for series in "${SERIES[@]}"; do
 		main_vm=$vm
 		out=$tmp/$series.agent-fio.out
 		{ echo "CASES='$acases'"; cat "$tmp/agent-fio.sh"; } >"$tmp/agent-fio-$series.sh"
-		UT_VM_FIO=1 UT_VM_LOG="$CACHE/logs/$krel.agent-fio.log" boot_vm "$tmp/agent-fio-$series.sh" "$out"
+		# the hybrid part's 18 runs make it the longest boot: more time
+		# than the default before run.sh calls it hung
+		UT_VM_FIO=1 UT_VM_LOG="$CACHE/logs/$krel.agent-fio.log" UT_VM_TIMEOUT=${UT_VM_TIMEOUT:-360} \
+			boot_vm "$tmp/agent-fio-$series.sh" "$out"
 		cp "$out" "$CACHE/logs/$krel.agent-fio.utvm" 2>/dev/null
 		runs=
 		if [ $rc -eq 3 ] || [ -z "$(utvm BOOT)" ]; then
 			fail_ "fio: the VM with the fio layer did not start ($(grep -m1 '^SKIP vm ' "$out" || field exit "$vm"))"
 		else
 			check_agent_fio "$acases"
+			[ -z "$(hybrid_cases "$series")" ] || check_hybrid
 			[ "$(field exit "$vm")" = 0 ] || fail_ "fio: the guest did not finish (exit=$(field exit "$vm"))"
 		fi
 		summary="$summary; with fio: boot $(field boot_s "$vm") s (total $(field run_s "$vm") s)$runs"
@@ -447,5 +471,6 @@ for series in "${SERIES[@]}"; do
 	fi
 done
 
+[ -z "$csv_series" ] || write_hybrid_csv $csv_series
 echo "vmtest: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
