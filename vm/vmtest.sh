@@ -30,6 +30,18 @@
 #     completes, its ring has IOPOLL and not HYBRID_IOPOLL (the agent fell
 #     back to fio's own flags)
 #
+# and on 7.x, in that same boot, the hybrid part (vm/hybrid-judge.sh):
+# iopoll_load QD1 and QD8 4 KiB random, a QD1 128 KiB sequential read and
+# fio QD1 as three classic/hybrid pairs and an auto run each:
+#
+#   - the daemon's prediction for hybrid (iopoll.advice of a classic run)
+#     within +-10 pp of what the workload measured, CPU per read and IOPS;
+#     a missing prediction is a FAIL
+#   - the auto run's ring has HYBRID_IOPOLL iff the daemon's verdict for
+#     the program said hybrid
+#   - build/vmtest/hybrid.csv: a row per kernel and workload (n/a on kernels
+#     without hybrid polling)
+#
 # A missing build/liburingtune-agent.so, `uringtune exec` or fio is a FAIL
 # of those kernels, not a skip: the agent is part of the project.
 #
@@ -39,8 +51,8 @@
 # is a skip, never a pass.
 #
 # usage: vm/vmtest.sh [6.1|6.12|7 ...]
-# Environment: UT_VM_SECONDS per iopoll_load and fio run (3), and those of
-# vm/run.sh.
+# Environment: UT_VM_SECONDS per iopoll_load and fio run (3), those of
+# vm/hybrid-judge.sh (UT_VM_HYBRID_*) and of vm/run.sh.
 set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
