@@ -111,7 +111,7 @@ static int start_parts(struct ut_daemon *d)
 	agent_server_init(&d->agent, &d->reg, &d->lc, &d->cfg);
 	d->inv = (struct inventory){
 		.reg = &d->reg, .trace = &d->trace, .iopoll = &d->iopoll, .cfg = &d->cfg,
-		.lc = &d->lc, .agent = &d->agent,
+		.lc = &d->lc, .agent = &d->agent, .sleep_probe = &d->sleep_probe,
 	};
 	d->lc.self_pid = d->self_pid;
 	d->lc.napi_supported = d->napi_supported;
@@ -182,6 +182,11 @@ int daemon_start(struct ut_daemon *d)
 	agent_server_settle(&d->agent);
 	lifecycle_tick(&d->lc);
 	lifecycle_flush(&d->lc);
+	/* the hybrid model's host figures, measured aside once the start-up work is done */
+	ret = sleep_probe_start(&d->sleep_probe);
+	if (ret)
+		log_warn("the sleep probe did not start (%s): the hybrid model will not predict",
+			 strerror(-ret));
 	return 0;
 }
 
@@ -215,6 +220,7 @@ int daemon_stop(struct ut_daemon *d)
 	inventory_fini(&d->inv);
 	iopoll_close(&d->iopoll);
 	trace_close(&d->trace);
+	sleep_probe_stop(&d->sleep_probe);
 	/* the lifecycle waits for its last commit; the thread is idle then */
 	lifecycle_fini(&d->lc);
 	journal_committer_fini(&d->committer);

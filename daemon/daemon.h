@@ -37,6 +37,7 @@ struct ut_daemon {
 	/* observing: the BPF edge, the rings, their feed */
 	struct ut_trace trace;
 	struct ut_iopoll iopoll;	/* optional: IOPOLL statistics */
+	struct sleep_probe sleep_probe;	/* the host's figures for the hybrid model */
 	struct ut_registry reg;
 	struct inventory inv;
 	/* tuning: the rings' lifecycle and the in-process agent's side */
