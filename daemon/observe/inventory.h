@@ -23,6 +23,7 @@
 #include "agent_server.h"
 #include "config.h"
 #include "holders.h"
+#include "hybrid_support.h"
 #include "iopoll.h"
 #include "lifecycle.h"
 #include "registry.h"
@@ -51,6 +52,7 @@ struct inventory {
 	const struct ut_config *cfg;
 	struct lifecycle *lc;		/* told of rings found, gone, registered */
 	struct ut_agent_server *agent;	/* ... and so is the agent's side */
+	struct hybrid_support *hybrid;	/* told of HYBRID_IOPOLL rings (NULL: no one) */
 
 	struct holders holders;
 	struct scan_worker worker;
