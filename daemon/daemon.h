@@ -14,6 +14,7 @@
 
 #include "agent_server.h"
 #include "config.h"
+#include "hybrid_support.h"
 #include "instance.h"
 #include "inventory.h"
 #include "iopoll.h"
@@ -31,6 +32,7 @@ struct ut_daemon {
 	struct reload_state reload;	/* the last SIGHUP's outcome */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
+	struct hybrid_support hybrid;	/* HYBRID_IOPOLL (6.13+), and how that is known */
 	char kernel[65];		/* uname -r */
 	struct instance inst;		/* the tuning and state locks */
 

@@ -126,6 +126,7 @@ static void on_create(struct inventory *inv, const struct ut_event *ev)
 		  ev->comm, ev->fd, setup_flags_str(ev->setup_flags, flags, sizeof(flags)));
 	/* acted on from the event, not the next tick */
 	lifecycle_ring_found(inv->lc, ring, false);
+	hybrid_support_ring_seen(inv->hybrid, ring->obs.setup_flags);
 	if (ev->setup_flags & UT_SETUP_IOPOLL)
 		inventory_iopoll_hooks(inv);
 }

@@ -23,6 +23,7 @@
 #include "agent_server.h"
 #include "config.h"
 #include "holders.h"
+#include "hybrid_support.h"
 #include "iopoll.h"
 #include "lifecycle.h"
 #include "registry.h"
@@ -59,6 +60,7 @@ struct inventory {
 	/* an IOPOLL ring's measurement window closed (optional) */
 	void (*on_iopoll_window)(void *arg, struct ut_ring *ring);
 	void *on_iopoll_window_arg;
+	struct hybrid_support *hybrid;	/* told of HYBRID_IOPOLL rings (NULL: no one) */
 
 	struct holders holders;
 	struct scan_worker worker;

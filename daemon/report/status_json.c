@@ -17,6 +17,7 @@
 #include "status_bill.h"
 #include "status_hybrid.h"
 #include "status_json.h"
+#include "status_probe.h"
 #include "tunable.h"
 #include "version.h"
 
@@ -431,6 +432,7 @@ static void daemon_write(struct status_writer *w, const struct ut_daemon *d)
 	sw_str(w, "mode", config_mode_name(d->cfg.mode));
 	sw_str(w, "kernel", d->kernel);
 	sw_bool(w, "napi_supported", d->napi_supported);
+	status_hybrid_support_write(w, &d->hybrid);
 	sw_str(w, "iopoll_stats", !d->iopoll.skel ? "unavailable" :
 	       iopoll_stats_name(d->cfg.iopoll_stats));
 	sw_bool(w, "iopoll_tracing", d->iopoll.attached);
