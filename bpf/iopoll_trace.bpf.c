@@ -111,13 +111,48 @@ static struct ut_iopoll_stats *iopoll_ring(__u64 key, __u32 flags)
 	return st;
 }
 
+/*
+ * A submission's gap from the thread's previous event on the ring: after a
+ * submission, one submission's cost; after a completion, the turnaround.
+ * Racy between CPUs like the rest: a lost or odd gap is one sample of many.
+ */
+static __always_inline void note_gap(struct ut_iopoll_stats *st, __u32 tid, __u64 now)
+{
+	__u64 gap = now - st->last_ns;
+	__u32 kind = st->last_kind;
+
+	if (st->last_tid == tid && gap < UT_IOP_GAP_MAX_NS &&
+	    (kind == UT_IOP_EV_SUBMIT || kind == UT_IOP_EV_COMPLETE)) {
+		kind = kind == UT_IOP_EV_SUBMIT ? UT_IOP_GAP_SUBMIT : UT_IOP_GAP_TURN;
+		__sync_fetch_and_add(&st->gap_sum_ns[kind & 1], gap);
+		__sync_fetch_and_add(&st->gap_n[kind & 1], 1);
+	}
+	st->last_ns = now;
+	st->last_kind = UT_IOP_EV_SUBMIT;
+	st->last_tid = tid;
+}
+
+/* the busy time and its depth integral, up to @now; before the counters move */
+static __always_inline void note_busy(struct ut_iopoll_stats *st, __u64 now)
+{
+	__u64 prev = st->ev_ns, done = st->completed, inflight = st->submitted - done;
+
+	st->ev_ns = now;
+	/* idle: nothing in flight for a while (a short gap is the program's turnaround) */
+	if (!prev || now <= prev || inflight > (1 << 20) ||
+	    (!inflight && now - prev >= UT_IOP_IDLE_NS))
+		return;
+	__sync_fetch_and_add(&st->busy_ns, now - prev);
+	__sync_fetch_and_add(&st->inflight_ns, (now - prev) * inflight);
+}
+
 static __always_inline int on_submit(struct io_kiocb *req)
 {
 	struct io_ring_ctx *ctx = req->ctx;
 	struct ut_iopoll_stats *st;
 	struct req_start start;
 	__u64 key = (__u64)req;
-	__u32 flags = ctx->flags;
+	__u32 flags = ctx->flags, tid;
 
 	/* typed loads: the cost for every other ring is this test */
 	if (!(flags & IORING_SETUP_IOPOLL))
@@ -126,10 +161,14 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	if (!st)
 		return 0;
 	start.ts = bpf_ktime_get_ns();
+	note_busy(st, start.ts);
 	start.class = op_class(req->opcode);
 	start.pad = 0;
 	bpf_map_update_elem(&iopoll_start, &key, &start, BPF_ANY);
 	__sync_fetch_and_add(&st->submitted, 1);
+	tid = (__u32)bpf_get_current_pid_tgid();
+	st->submit_tid = tid;
+	note_gap(st, tid, start.ts);
 	return 0;
 }
 
@@ -184,7 +223,7 @@ int BPF_PROG(iop_complete, void *ctxp, void *reqp)
 	struct io_ring_ctx___hybrid *h = ctxp;
 	struct ut_iopoll_stats *st;
 	struct req_start *start;
-	__u64 key = (__u64)reqp, ring = (__u64)ctxp, dur;
+	__u64 key = (__u64)reqp, ring = (__u64)ctxp, dur, start_ts, now;
 	__u32 class;
 
 	if (!ring_is_iopoll(ctxp))
@@ -192,15 +231,27 @@ int BPF_PROG(iop_complete, void *ctxp, void *reqp)
 	start = bpf_map_lookup_elem(&iopoll_start, &key);
 	if (!start)
 		return 0;
-	dur = bpf_ktime_get_ns() - start->ts;
+	start_ts = start->ts;
+	now = bpf_ktime_get_ns();
+	dur = now - start_ts;
 	class = start->class & (UT_IOP_CLASSES - 1);
 	bpf_map_delete_elem(&iopoll_start, &key);
 
 	st = bpf_map_lookup_elem(&iopoll_rings, &ring);
 	if (!st)
 		return 0;
+	note_busy(st, now);
 	__sync_fetch_and_add(&st->completions[class], 1);
 	__sync_fetch_and_add(&st->hist[class][hist_slot(dur)], 1);
+	__sync_fetch_and_add(&st->completed, 1);
+	__sync_fetch_and_add(&st->dur_sum_ns, dur);
+	__sync_fetch_and_add(&st->fine_hist[hist_fine_slot(dur)], 1);
+	/* two CPUs may race here: the minimum may miss one value, never take a wrong one */
+	if (!st->dur_min_ns || dur < st->dur_min_ns)
+		st->dur_min_ns = dur;
+	st->last_ns = now;
+	st->last_kind = UT_IOP_EV_COMPLETE;
+	st->last_tid = (__u32)bpf_get_current_pid_tgid();
 	if (bpf_core_field_exists(h->hybrid_poll_time))
 		st->hybrid_poll_time_ns = BPF_CORE_READ(h, hybrid_poll_time);
 	return 0;

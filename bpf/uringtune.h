@@ -139,6 +139,22 @@ enum ut_iop_class {
 	UT_IOP_CLASSES,
 };
 
+enum ut_iop_event {
+	UT_IOP_EV_NONE,
+	UT_IOP_EV_SUBMIT,
+	UT_IOP_EV_COMPLETE,
+};
+
+enum ut_iop_gap {
+	UT_IOP_GAP_SUBMIT,		/* submission after submission */
+	UT_IOP_GAP_TURN,		/* submission after completion */
+	UT_IOP_GAPS,
+};
+
+#define UT_IOP_GAP_MAX_NS	(1000 * 1000)
+/* nothing in flight this long is idle time, not a turnaround */
+#define UT_IOP_IDLE_NS		(1000 * 1000)
+
 /* value of the "iopoll_rings" hash, keyed by ring address like the rest */
 struct ut_iopoll_stats {
 	__u64 created_ns;
@@ -148,7 +164,32 @@ struct ut_iopoll_stats {
 	__u64 submitted;		/* completions + submitted - ... = in flight */
 	__u64 hybrid_poll_time_ns;	/* ctx->hybrid_poll_time (6.13+); 0 unknown */
 	__u32 setup_flags;
-	__u32 pad;
+	__u32 submit_tid;		/* the thread that last submitted: whose CPU is read */
+	/* for the hybrid model (daemon/hybrid/): every class together */
+	__u64 completed;
+	__u64 dur_sum_ns;		/* completion times summed: the exact mean */
+	__u64 dur_min_ns;		/* the shortest completion time, exact; 0 none */
+	__u64 fine_hist[UT_FINE_SLOTS];	/* completion times, quarter-log2 (hist.h) */
+	/*
+	 * What the submitting thread spends around a request: the gap from a
+	 * submission to the next one of the same batch (the kernel's cost of
+	 * one submission), and from a completion to the next submission (the
+	 * program's turnaround). Gaps over UT_IOP_GAP_MAX_NS are not counted.
+	 */
+	__u64 last_ns;
+	__u32 last_kind;		/* enum ut_iop_event */
+	__u32 last_tid;
+	__u64 gap_sum_ns[UT_IOP_GAPS];
+	__u64 gap_n[UT_IOP_GAPS];
+	/*
+	 * Busy time (requests in flight, or none for less than UT_IOP_IDLE_NS:
+	 * the program's turnaround), and its integral of requests in flight:
+	 * IOPS and depth over busy time only, whatever idle gaps a window
+	 * holds. Stepped at every submission and completion.
+	 */
+	__u64 ev_ns;
+	__u64 busy_ns;
+	__u64 inflight_ns;
 };
 
 #endif /* UT_URINGTUNE_H */

@@ -284,6 +284,7 @@ static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE 
 	char *kernel = jget_esc(daemon, "kernel", true);
 	int64_t pid;
 	uint64_t rings, lost, agent;
+	bool no_napi, no_hybrid;
 
 	fprintf(out, "uringtuned ");
 	if (jget_i64(daemon, "pid", &pid))
@@ -298,8 +299,12 @@ static void st_print_summary(struct json_object *daemon, size_t nr_listed, FILE 
 	/* rings set up through the in-process agent, counted apart */
 	if (jget_u64(jget(daemon, "agent"), "rings", &agent) && agent)
 		fprintf(out, " (%" PRIu64 " through the agent)", agent);
-	if (jget_bool(daemon, "napi_supported") == 0)
-		fprintf(out, ", NAPI unsupported by this kernel");
+	/* what this kernel lacks (hybrid: as far as the daemon knows, daemon.hybrid_support) */
+	no_napi = jget_bool(daemon, "napi_supported") == 0;
+	no_hybrid = jget_bool(jget(daemon, "hybrid_support"), "supported") == 0;
+	if (no_napi || no_hybrid)
+		fprintf(out, ", %s%s%s unsupported by this kernel", no_napi ? "NAPI" : "",
+			no_napi && no_hybrid ? " and " : "", no_hybrid ? "hybrid IOPOLL" : "");
 	if (jget_u64(daemon, "events_lost", &lost) && lost)
 		fprintf(out, ", %" PRIu64 " event%s lost", lost, lost == 1 ? "" : "s");
 	fputc('\n', out);

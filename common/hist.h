@@ -52,7 +52,52 @@ UT_HIST_INLINE __u32 hist_slot(__u64 ns)
 	return hist_log2(ns) & (UT_HIST_SLOTS - 1);
 }
 
+/*
+ * Fine histograms: four slots per power of two from 2^UT_FINE_BASE ns (1 us)
+ * to 2^(UT_FINE_BASE + 16) ns (67 ms), each slot at most 25% wide where a
+ * log2 slot is 100%. Slot 0 also takes everything below 1 us, the top slot
+ * everything above. For what needs the shape of a distribution, not only
+ * its order of magnitude (the hybrid model's completion times).
+ */
+#define UT_FINE_BASE		10
+#define UT_FINE_SUB		4
+#define UT_FINE_SLOTS		64
+
+UT_HIST_INLINE __u32 hist_fine_slot(__u64 ns)
+{
+	__u32 l = hist_log2(ns), s;
+
+	if (l < UT_FINE_BASE)
+		return 0;
+	if (l >= UT_FINE_BASE + UT_FINE_SLOTS / UT_FINE_SUB)
+		return UT_FINE_SLOTS - 1;
+	/* the two bits below the leading one say which quarter */
+	s = (l - UT_FINE_BASE) * UT_FINE_SUB + ((ns >> (l - 2)) & (UT_FINE_SUB - 1));
+	return s & (UT_FINE_SLOTS - 1);
+}
+
 #ifndef __bpf__
+/* where fine slot i begins: slot 0 begins at 0 */
+UT_HIST_INLINE uint64_t hist_fine_lo(unsigned int i)
+{
+	unsigned int oct = i / UT_FINE_SUB, q = i % UT_FINE_SUB;
+
+	if (!i)
+		return 0;
+	return (UINT64_C(1) << (UT_FINE_BASE + oct)) +
+	       (uint64_t)q * (UINT64_C(1) << (UT_FINE_BASE + oct - 2));
+}
+
+/* where fine slot i ends, excluded; the top slot is taken to end at twice its start */
+UT_HIST_INLINE uint64_t hist_fine_hi(unsigned int i)
+{
+	if (!i)
+		return hist_fine_lo(1);
+	if (i >= UT_FINE_SLOTS - 1)
+		return 2 * hist_fine_lo(UT_FINE_SLOTS - 1);
+	return hist_fine_lo(i + 1);
+}
+
 /* Slot edges, for 0 <= i <= 63 (the histograms have UT_HIST_SLOTS). */
 
 /* the lowest value of slot i: 2^i, and 0 for slot 0 */

@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * io_uring ABI pieces newer than Debian bookworm's linux-libc-dev (6.1) and
- * liburing 2.3: NAPI registration (6.9+, tracking modes 6.13+) and setup
- * flags up to HYBRID_IOPOLL (6.13). User space only; BPF reads the kernel's
- * own types through CO-RE.
+ * liburing 2.3: NAPI registration (6.9+, tracking modes 6.13+), setup
+ * flags up to HYBRID_IOPOLL (6.13) and the query interface (6.18). User
+ * space only; BPF reads the kernel's own types through CO-RE.
  */
 #ifndef UT_URING_ABI_H
 #define UT_URING_ABI_H
+
+#include <stddef.h>
 
 #include <linux/types.h>
 
@@ -53,5 +55,47 @@ _Static_assert(sizeof(struct ut_io_uring_napi) == 16, "io_uring_napi is 16 bytes
 #define UT_SETUP_REGISTERED_FD_ONLY	(1U << 15)
 #define UT_SETUP_NO_SQARRAY		(1U << 16)
 #define UT_SETUP_HYBRID_IOPOLL		(1U << 17)
+
+/*
+ * IORING_REGISTER_QUERY (6.18, include/uapi/linux/io_uring/query.h): with
+ * fd = -1 and nr_args = 0, arg is a chain of headers, each naming one query
+ * and its buffer. The kernel copies min(size, its own size) bytes in,
+ * answers into the buffer, zeroes the rest of it, and sets result (0 or
+ * -errno; -EOPNOTSUPP for a query it does not know) and size (the bytes it
+ * answered). Older kernels refuse the register opcode itself (EINVAL), or
+ * fd -1 before they had any fd-less register call (EBADF).
+ */
+#define UT_IORING_REGISTER_QUERY	35
+
+struct ut_io_uring_query_hdr {
+	__u64 next_entry;		/* the next header, 0 at the end */
+	__u64 query_data;		/* the query's buffer */
+	__u32 query_op;
+	__u32 size;			/* in: the buffer's; out: the answer's */
+	__s32 result;			/* in: 0; out: 0 or -errno */
+	__u32 resv[3];			/* must be 0 */
+};
+
+_Static_assert(sizeof(struct ut_io_uring_query_hdr) == 40, "io_uring_query_hdr is 40 bytes");
+
+#define UT_IO_URING_QUERY_OPCODES	0
+
+/* the answer to IO_URING_QUERY_OPCODES (its first version had 40 bytes: no nr_query_opcodes) */
+struct ut_io_uring_query_opcode {
+	__u32 nr_request_opcodes;	/* IORING_OP_* */
+	__u32 nr_register_opcodes;	/* IORING_[UN]REGISTER_* */
+	__u64 feature_flags;		/* IORING_FEAT_* */
+	__u64 ring_setup_flags;		/* IORING_SETUP_*: what io_uring_setup accepts */
+	__u64 enter_flags;		/* IORING_ENTER_* */
+	__u64 sqe_flags;		/* IOSQE_* */
+	__u32 nr_query_opcodes;
+	__u32 pad;
+};
+
+_Static_assert(sizeof(struct ut_io_uring_query_opcode) == 48, "io_uring_query_opcode is 48 bytes");
+
+/* an answer shorter than this does not reach ring_setup_flags */
+#define UT_QUERY_OPCODE_SETUP_END	(offsetof(struct ut_io_uring_query_opcode, ring_setup_flags) + \
+					 sizeof(__u64))
 
 #endif /* UT_URING_ABI_H */

@@ -45,6 +45,11 @@ static void decide_hybrid(const struct agent_request *req, enum ut_agent_want wa
 		say(out, "hybrid: the program asked for it itself");
 		return;
 	}
+	/* known, not guessed: else the agent tries and falls back on EINVAL */
+	if (ctx->hybrid_absent && (want == UT_WANT_ON || want == UT_WANT_AUTO)) {
+		say(out, "hybrid: this kernel has no HYBRID_IOPOLL (REGISTER_QUERY)");
+		return;
+	}
 	switch (want) {
 	case UT_WANT_ON:
 		out->hybrid = true;

@@ -37,6 +37,8 @@ struct agent_context {
 	 * of a process with this comm: 1 hybrid, 0 classic, -1 none seen yet
 	 */
 	int advised_hybrid;
+	/* IORING_REGISTER_QUERY said this kernel has no HYBRID_IOPOLL (hybrid_support.h) */
+	bool hybrid_absent;
 };
 
 struct agent_decision {

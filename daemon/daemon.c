@@ -18,6 +18,7 @@
 #include "daemon.h"
 #include "log.h"
 #include "select.h"
+#include "uring_query.h"
 
 /* [select] over the process's uid and cgroup as /proc shows them now */
 static bool selects(void *arg, pid_t pid, const char *comm, const char **why)
@@ -84,6 +85,22 @@ static void raise_nofile(void)
 			 strerror(errno));
 }
 
+/* HYBRID_IOPOLL: asked once (IORING_REGISTER_QUERY, 6.18+), else inferred, then learned */
+static void probe_hybrid(struct ut_daemon *d)
+{
+	uint64_t mask = 0;
+	char what[200];
+	int ret;
+
+	ret = uring_query_setup_flags(NULL, &mask);
+	hybrid_support_init(&d->hybrid, ret, mask, d->kernel);
+	hybrid_support_describe(&d->hybrid, what, sizeof(what));
+	if (ret && ret != -EOPNOTSUPP)
+		log_warn("hybrid IOPOLL: %s", what);
+	else
+		log_info("hybrid IOPOLL: %s", what);
+}
+
 static void start_identity(struct ut_daemon *d)
 {
 	struct utsname uts;
@@ -96,6 +113,7 @@ static void start_identity(struct ut_daemon *d)
 	if (!d->napi_supported)
 		log_warn("kernel %s has no io_uring NAPI busy polling (needs 6.9+): observing only",
 			 d->kernel);
+	probe_hybrid(d);
 }
 
 /* the parts, told of each other; nothing opened yet */
@@ -109,9 +127,11 @@ static int start_parts(struct ut_daemon *d)
 	int ret;
 
 	agent_server_init(&d->agent, &d->reg, &d->lc, &d->cfg);
+	d->agent.hybrid = &d->hybrid;
 	d->inv = (struct inventory){
 		.reg = &d->reg, .trace = &d->trace, .iopoll = &d->iopoll, .cfg = &d->cfg,
-		.lc = &d->lc, .agent = &d->agent,
+		.lc = &d->lc, .agent = &d->agent, .hybrid = &d->hybrid,
+		.sleep_probe = &d->sleep_probe,
 	};
 	d->lc.self_pid = d->self_pid;
 	d->lc.napi_supported = d->napi_supported;
@@ -182,6 +202,11 @@ int daemon_start(struct ut_daemon *d)
 	agent_server_settle(&d->agent);
 	lifecycle_tick(&d->lc);
 	lifecycle_flush(&d->lc);
+	/* the hybrid model's host figures, measured aside once the start-up work is done */
+	ret = sleep_probe_start(&d->sleep_probe);
+	if (ret)
+		log_warn("the sleep probe did not start (%s): the hybrid model will not predict",
+			 strerror(-ret));
 	return 0;
 }
 
@@ -215,6 +240,7 @@ int daemon_stop(struct ut_daemon *d)
 	inventory_fini(&d->inv);
 	iopoll_close(&d->iopoll);
 	trace_close(&d->trace);
+	sleep_probe_stop(&d->sleep_probe);
 	/* the lifecycle waits for its last commit; the thread is idle then */
 	lifecycle_fini(&d->lc);
 	journal_committer_fini(&d->committer);

@@ -14,6 +14,7 @@
 
 #include "agent_server.h"
 #include "config.h"
+#include "hybrid_support.h"
 #include "instance.h"
 #include "inventory.h"
 #include "iopoll.h"
@@ -31,12 +32,14 @@ struct ut_daemon {
 	struct reload_state reload;	/* the last SIGHUP's outcome */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
+	struct hybrid_support hybrid;	/* HYBRID_IOPOLL (6.13+), and how that is known */
 	char kernel[65];		/* uname -r */
 	struct instance inst;		/* the tuning and state locks */
 
 	/* observing: the BPF edge, the rings, their feed */
 	struct ut_trace trace;
 	struct ut_iopoll iopoll;	/* optional: IOPOLL statistics */
+	struct sleep_probe sleep_probe;	/* the host's figures for the hybrid model */
 	struct ut_registry reg;
 	struct inventory inv;
 	/* tuning: the rings' lifecycle and the in-process agent's side */

@@ -29,6 +29,7 @@
 #include "wakeup.h"
 
 struct ring_advice;
+struct iopoll_window;
 
 struct ut_holder {
 	pid_t pid;
@@ -50,6 +51,8 @@ struct ring_obs {
 	bool have_stats;
 	struct ut_iopoll_stats *iop;	/* IOPOLL rings only: completion times */
 	bool have_iop;
+	/* IOPOLL rings only: measurement windows, the hybrid model's answer */
+	struct iopoll_window *iopw;
 	uint64_t first_seen_ns;		/* CLOCK_MONOTONIC, same clock as BPF */
 	/*
 	 * What one sleep costs this ring's waiter, in ns of latency: measured
@@ -144,6 +147,7 @@ static inline void ring_free(struct ut_ring *ring)
 	if (!ring)
 		return;
 	free(ring->obs.iop);
+	free(ring->obs.iopw);
 	free(ring->tune.advice);
 	decision_log_free(ring->tune.decisions);
 	free(ring);

@@ -13,6 +13,8 @@
 #     NAPI is unavailable (daemon.napi_supported == false)
 #   - iopoll_load runs classic at QD1 and QD8; hybrid runs on 6.13+ and is
 #     refused (exit 3) before
+#   - daemon.hybrid_support: supported by "query" on 6.18+ (with HYBRID_IOPOLL
+#     in setup_flags_known); before 6.13 false by "kernel-version"
 #   - when the daemon reports a ring's "iopoll" object: its completions equal
 #     iopoll_load's count exactly and its p50 is within 2x of iopoll_load's
 #     own (a build without it: "iopoll stats: not reported by this build")
@@ -431,6 +433,22 @@ for series in "${SERIES[@]}"; do
 	esac
 	check_case classic-qd1 0
 	check_case classic-qd8 0
+	# HYBRID_IOPOLL support: the kernel's answer from 6.18 (IORING_REGISTER_QUERY);
+	# before, no query: 6.1 and 6.12 are "no" by their version (no hybrid ring yet)
+	hs=$(utvm JSON classic-qd1 | jq -c '.daemon.hybrid_support' 2>/dev/null)
+	if [ -n "$daemon_up" ]; then
+		if [ "$(kver "$krel")" -ge 6018 ]; then
+			want='.supported == true and .source == "query" and
+				(.setup_flags_known / 131072 | floor) % 2 == 1'
+		elif [ "$(kver "$krel")" -lt 6013 ]; then
+			want='.supported == false and .source == "kernel-version"'
+		else
+			want='.source != "query"'
+		fi
+		jq -e "$want" >/dev/null 2>&1 <<<"$hs" ||
+			fail_ "daemon.hybrid_support is '${hs:-absent}', expected $(tr -s '\t\n' ' ' <<<"$want")"
+		runs="$runs, hybrid support $(jq -r '"\(.supported) (\(.source))"' <<<"$hs" 2>/dev/null)"
+	fi
 	hrc=$(field rc "$(utvm CASE hybrid-qd1)")
 	if [ "$(kver "$krel")" -ge 6013 ]; then
 		check_case hybrid-qd1 1

@@ -20,6 +20,7 @@
 #include "agent_page.h"
 #include "agent_peer.h"
 #include "config.h"
+#include "hybrid_support.h"
 #include "lifecycle.h"
 #include "registry.h"
 #include "tune_backend.h"
@@ -92,6 +93,7 @@ struct ut_agent_server {
 	struct lifecycle *lc;
 	const struct ut_config *cfg;	/* [agent], mode, [napi] */
 	const struct agent_sys *sys;	/* the kernel; fakes in tests */
+	struct hybrid_support *hybrid;	/* HYBRID_IOPOLL on this kernel (NULL: unknown) */
 	long hz;			/* clock ticks per second (start times) */
 
 	int listen_fd;			/* -1: agents get no answer */

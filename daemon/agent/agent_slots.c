@@ -197,6 +197,9 @@ static void kernel_result(struct ut_agent_server *a, const struct ut_ring *ring,
 	};
 	a->hybrid_added += r->hybrid_added;
 	a->hybrid_fallback += in->hybrid_decided && !hybrid;
+	/* decided, not in the kernel's flags, and the agent saw EINVAL */
+	if (in->hybrid_decided && !hybrid && in->reported.hybrid_fallback)
+		hybrid_support_agent_refused(a->hybrid);
 	if (r->napi_tried && r->napi_ret)
 		a->napi_failed++;
 	else if (r->napi_tried)

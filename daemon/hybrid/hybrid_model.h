@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/types.h>
 
 struct hybrid_pred {
 	bool valid;
@@ -31,5 +32,43 @@ struct hybrid_pred {
 	double sleep_ns;		/* one hybrid sleep as it would last here */
 	char why[200];
 };
+
+/* the bounds `auto` applies hybrid within ([agent] hybrid_min_saving, hybrid_max_loss) */
+#define HYBRID_MIN_SAVING_DEFAULT	0.25
+#define HYBRID_MAX_LOSS_DEFAULT		0.10
+/* below this many reads in the window there is nothing to say */
+#define HYBRID_MODEL_MIN_READS		200
+
+/* what the model is given: a classic ring's last window, and the host */
+struct hybrid_model_in {
+	const __u64 *fine;		/* completion times, UT_FINE_SLOTS (hist.h) */
+	double mean_ns;			/* their exact mean */
+	uint64_t reads;
+	double iops;
+	double cpu_util;		/* the polling thread's; < 0 not known */
+	double qd;			/* requests in flight, time average */
+	double submit_ns;		/* one submission's cost; 0 not seen */
+	double turn_ns;			/* completion to next submission; 0 not seen */
+	/*
+	 * The host (hybrid_sleep.h): a hybrid sleep keeps the thread off the
+	 * CPU this long beyond the asked time, and costs sleep_cpu_ns of CPU.
+	 * have_sleep false: not known yet.
+	 */
+	bool have_sleep;
+	double overshoot_ns;
+	double sleep_cpu_ns;
+	double syscall_ns;
+	/* the kernel's hybrid_poll_time if known (the ring is hybrid), else 0 */
+	uint64_t hybrid_poll_time_ns;
+};
+
+/*
+ * Predict @out from @in; out->valid false (and out->why saying what is
+ * missing) when the window or the host's figures are not there yet.
+ */
+void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out);
+
+/* within the bounds: saving >= min_saving and IOPS loss <= max_loss */
+bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss);
 
 #endif /* UT_HYBRID_MODEL_H */

@@ -9,6 +9,7 @@
 #include <systemd/sd-event.h>
 
 #include "inventory.h"
+#include "iopoll_window.h"
 #include "uring_abi.h"
 #include "clock.h"
 #include "log.h"
@@ -125,6 +126,7 @@ static void on_create(struct inventory *inv, const struct ut_event *ev)
 		  ev->comm, ev->fd, setup_flags_str(ev->setup_flags, flags, sizeof(flags)));
 	/* acted on from the event, not the next tick */
 	lifecycle_ring_found(inv->lc, ring, false);
+	hybrid_support_ring_seen(inv->hybrid, ring->obs.setup_flags);
 	if (ev->setup_flags & UT_SETUP_IOPOLL)
 		inventory_iopoll_hooks(inv);
 }
@@ -320,11 +322,15 @@ void inventory_refresh_stats(struct inventory *inv)
 			memcpy(o->kernel_napi_ids, o->stats.kernel_napi_ids, sizeof(o->kernel_napi_ids));
 			o->n_kernel_ids = o->stats.n_kernel_ids;
 		}
-		/* most rings are not IOPOLL: their ~1 KB is allocated for those that are */
-		if ((o->setup_flags & UT_SETUP_IOPOLL) && !o->iop)
+		/* most rings are not IOPOLL: their ~3 KB is allocated for those that are */
+		if ((o->setup_flags & UT_SETUP_IOPOLL) && !o->iop) {
 			o->iop = calloc(1, sizeof(*o->iop));
+			o->iopw = calloc(1, sizeof(*o->iopw));
+		}
 		if (o->iop)
 			o->have_iop = iopoll_ring_stats(inv->iopoll, ring->ctx, o->iop) == 0;
+		if (o->have_iop && o->iopw)
+			iopoll_ring_window(inv, ring);
 	}
 	inv->slotless = slotless;
 	bill_refresh(inv);

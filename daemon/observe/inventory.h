@@ -23,10 +23,13 @@
 #include "agent_server.h"
 #include "config.h"
 #include "holders.h"
+#include "hybrid_support.h"
 #include "iopoll.h"
 #include "lifecycle.h"
 #include "registry.h"
 #include "scan_worker.h"
+#include "hybrid_sleep.h"
+#include "sleep_probe.h"
 #include "sweep_budget.h"
 #include "trace.h"
 
@@ -51,6 +54,13 @@ struct inventory {
 	const struct ut_config *cfg;
 	struct lifecycle *lc;		/* told of rings found, gone, registered */
 	struct ut_agent_server *agent;	/* ... and so is the agent's side */
+	/* the host's sleep figures for the hybrid model (optional) */
+	const struct sleep_probe *sleep_probe;
+	struct hybrid_sleep_est hybrid_sleep;	/* ... learned from hybrid rings */
+	/* an IOPOLL ring's measurement window closed (optional) */
+	void (*on_iopoll_window)(void *arg, struct ut_ring *ring);
+	void *on_iopoll_window_arg;
+	struct hybrid_support *hybrid;	/* told of HYBRID_IOPOLL rings (NULL: no one) */
 
 	struct holders holders;
 	struct scan_worker worker;
@@ -96,6 +106,8 @@ int inventory_sweep(struct inventory *inv);
 void inventory_tick(struct inventory *inv);
 /* copy every ring's statistics from the BPF map */
 void inventory_refresh_stats(struct inventory *inv);
+/* one IOPOLL ring's measurement window stepped, its model run when one closes */
+void iopoll_ring_window(struct inventory *inv, struct ut_ring *ring);
 
 /* IOPOLL timing hooks on or off, as iopoll_stats and the registry say */
 void inventory_iopoll_hooks(struct inventory *inv);

@@ -36,8 +36,12 @@ static bool keep_ctx(uint64_t ctx, void *arg)
 
 static void found(struct inventory *inv, const struct ut_ring_rec *rec)
 {
+	struct ut_ring *ring = registry_find(inv->reg, rec->ctx);
+
 	log_debug("found ring: pid=%u comm=%.16s fd=%d", rec->tgid, rec->comm, rec->fd);
-	lifecycle_ring_found(inv->lc, registry_find(inv->reg, rec->ctx), true);
+	lifecycle_ring_found(inv->lc, ring, true);
+	if (ring)
+		hybrid_support_ring_seen(inv->hybrid, ring->obs.setup_flags);
 }
 
 static void apply_sweep(struct inventory *inv, const struct scan_job *job)

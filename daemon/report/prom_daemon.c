@@ -165,6 +165,14 @@ void prom_daemon_metrics(const struct ut_daemon *d, FILE *out)
 		    "1 if the kernel has io_uring NAPI busy polling (6.9+).");
 	fprintf(out, "uringtune_napi_supported %d\n", d->napi_supported ? 1 : 0);
 
+	/* absent while unknown: a 0 would claim what no one knows */
+	prom_family(out, "uringtune_hybrid_supported", "gauge",
+		    "1 if the kernel has HYBRID_IOPOLL (6.13+), 0 if not; source: how that is "
+		    "known (query, ring, agent-fallback, kernel-version).");
+	if (d->hybrid.supported >= 0)
+		fprintf(out, "uringtune_hybrid_supported{source=\"%s\"} %d\n",
+			hybrid_source_name(d->hybrid.source), d->hybrid.supported);
+
 	counters(d, out);
 
 	inventory_metrics(&d->inv, out);

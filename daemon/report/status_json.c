@@ -15,7 +15,9 @@
 #include "status_advice.h"
 #include "uring_abi.h"
 #include "status_bill.h"
+#include "status_hybrid.h"
 #include "status_json.h"
+#include "status_probe.h"
 #include "tunable.h"
 #include "version.h"
 
@@ -137,10 +139,8 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	const struct ut_iopoll_stats *s = ring->obs.have_iop ? ring->obs.iop : &none;
 	bool hybrid = ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL;
 	struct iopoll_summary sum;
-	struct iopoll_advice adv;
 
 	iopoll_summarize(s, &sum);
-	iopoll_advise(&sum, hybrid, s->hybrid_poll_time_ns, &adv);
 	sw_object(w, "iopoll");
 	sw_str(w, "mode", hybrid ? "hybrid" : "classic");
 	/* requests before the hooks went on were not counted */
@@ -166,11 +166,9 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	/* the kernel starts it at LLONG_MAX and only lowers it */
 	u64_or_null(w, "hybrid_poll_time_ns", hybrid && s->hybrid_poll_time_ns &&
 		    s->hybrid_poll_time_ns < (uint64_t)INT64_MAX, s->hybrid_poll_time_ns);
-	sw_object(w, "advice");
-	sw_double(w, "hybrid_cpu_saving", adv.cpu_saving);
-	sw_bool(w, "recommend_hybrid", adv.recommend);
-	sw_str(w, "why", adv.why);
-	sw_object_end(w);
+	status_iopoll_window_write(w, ring->obs.iopw);
+	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, HYBRID_MIN_SAVING_DEFAULT,
+				   HYBRID_MAX_LOSS_DEFAULT);
 	sw_object_end(w);
 }
 
@@ -434,6 +432,7 @@ static void daemon_write(struct status_writer *w, const struct ut_daemon *d)
 	sw_str(w, "mode", config_mode_name(d->cfg.mode));
 	sw_str(w, "kernel", d->kernel);
 	sw_bool(w, "napi_supported", d->napi_supported);
+	status_hybrid_support_write(w, &d->hybrid);
 	sw_str(w, "iopoll_stats", !d->iopoll.skel ? "unavailable" :
 	       iopoll_stats_name(d->cfg.iopoll_stats));
 	sw_bool(w, "iopoll_tracing", d->iopoll.attached);
@@ -462,6 +461,8 @@ static void daemon_write(struct status_writer *w, const struct ut_daemon *d)
 	sw_str(w, "source", wakeup_source_name(d->inv.wakeup_src));
 	sw_u64(w, "timed", d->inv.wake_host.samples);
 	sw_object_end(w);
+	status_sleep_probe_write(w, &d->sleep_probe);
+	status_hybrid_sleep_write(w, &d->inv.hybrid_sleep, &d->sleep_probe);
 	loop_write(w, &d->loop_stats);
 	journal_write(w, &d->lc);
 }

@@ -167,6 +167,8 @@ static int fx_setup(void)
 	fx.self_pid = 1000;
 	fx.napi_supported = true;
 	snprintf(fx.kernel, sizeof(fx.kernel), "6.18.44-test");
+	/* IORING_REGISTER_QUERY's answer on 6.18 */
+	hybrid_support_init(&fx.hybrid, 0, 0x7ffff, fx.kernel);
 	fx_skel.bss = &fx_bss;
 	fx_bss.events_lost = UINT64_MAX - 1;
 	fx_bss.rings_dropped = 3;

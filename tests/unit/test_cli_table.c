@@ -244,6 +244,24 @@ UT_TEST(no_rings)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(out, "uringtuned 1, mode tune, kernel 6.1.0, 0 rings, "
 			 "NAPI unsupported by this kernel, 7 events lost\nno io_uring rings\n");
+	/* daemon.hybrid_support: said when false, alone or with NAPI; not when unknown */
+	render("{\"version\":1,\"daemon\":{\"pid\":1,\"mode\":\"tune\",\"kernel\":\"6.1.0\","
+	       "\"napi_supported\":false,\"hybrid_support\":{\"supported\":false,"
+	       "\"source\":\"kernel-version\",\"setup_flags_known\":null},\"rings\":0},"
+	       "\"rings\":[]}");
+	UT_ASSERT_STR_EQ(out, "uringtuned 1, mode tune, kernel 6.1.0, 0 rings, "
+			 "NAPI and hybrid IOPOLL unsupported by this kernel\nno io_uring rings\n");
+	render("{\"version\":1,\"daemon\":{\"pid\":1,\"mode\":\"tune\",\"kernel\":\"6.12.0\","
+	       "\"napi_supported\":true,\"hybrid_support\":{\"supported\":false,"
+	       "\"source\":\"kernel-version\",\"setup_flags_known\":null},\"rings\":0},"
+	       "\"rings\":[]}");
+	UT_ASSERT_STR_EQ(out, "uringtuned 1, mode tune, kernel 6.12.0, 0 rings, "
+			 "hybrid IOPOLL unsupported by this kernel\nno io_uring rings\n");
+	render("{\"version\":1,\"daemon\":{\"pid\":1,\"mode\":\"tune\",\"kernel\":\"x\","
+	       "\"napi_supported\":true,\"hybrid_support\":{\"supported\":null,"
+	       "\"source\":\"unknown\",\"setup_flags_known\":null},\"rings\":0},"
+	       "\"rings\":[]}");
+	UT_ASSERT_STR_EQ(out, "uringtuned 1, mode tune, kernel x, 0 rings\nno io_uring rings\n");
 }
 
 /* a refused reload is said under the summary, escaped; ok and never say nothing */

@@ -81,6 +81,36 @@ UT_TEST(hybrid_auto_follows_advisor)
 	UT_ASSERT_STR_CONTAINS(d.why, "did not recommend");
 }
 
+/* QUERY said no HYBRID_IOPOLL: not asked for, said why; nothing else changes */
+UT_TEST(hybrid_not_asked_when_kernel_lacks_it)
+{
+	struct agent_context ctx = tune_ctx;
+	struct agent_decision d;
+
+	setup();
+	ctx.hybrid_absent = true;
+	ctx.advised_hybrid = 1;
+	decide(IOP, UT_WANT_ON, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT(!d.hybrid);
+	UT_ASSERT_STR_EQ(d.why, "hybrid: this kernel has no HYBRID_IOPOLL (REGISTER_QUERY)");
+	decide(IOP, UT_WANT_AUTO, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT(!d.hybrid);
+	UT_ASSERT_STR_CONTAINS(d.why, "no HYBRID_IOPOLL (REGISTER_QUERY)");
+	/* the other answers stay as they were */
+	decide(0, UT_WANT_ON, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT_STR_EQ(d.why, "hybrid: not an IOPOLL ring");
+	decide(IOP, UT_WANT_OFF, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT_STR_EQ(d.why, "hybrid: off as asked");
+	decide(IOP, UT_WANT_UNSET, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT_STR_EQ(d.why, "hybrid: not asked for");
+	decide(DT, UT_WANT_ON, UT_WANT_ON, "pingpong", &ctx, &d);
+	UT_ASSERT(d.napi);
+	/* unknown or yes: today's try-and-fall-back */
+	ctx.hybrid_absent = false;
+	decide(IOP, UT_WANT_ON, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT(d.hybrid);
+}
+
 UT_TEST(napi_single_issuer_only)
 {
 	struct agent_decision d;
@@ -302,6 +332,7 @@ int main(void)
 {
 	ut_run("hybrid_on_iopoll_only", hybrid_on_iopoll_only);
 	ut_run("hybrid_auto_follows_advisor", hybrid_auto_follows_advisor);
+	ut_run("hybrid_not_asked_when_kernel_lacks_it", hybrid_not_asked_when_kernel_lacks_it);
 	ut_run("napi_single_issuer_only", napi_single_issuer_only);
 	ut_run("napi_needs_kernel_and_select", napi_needs_kernel_and_select);
 	ut_run("observe_mode_changes_nothing", observe_mode_changes_nothing);

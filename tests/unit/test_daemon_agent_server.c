@@ -106,6 +106,30 @@ static void ring_msg(const struct agent_peer *p, uint32_t type, const struct age
 	agent_server_handle(&as, p, &m, sizeof(m), &none);
 }
 
+/* an IOPOLL ring's HELLO asking for hybrid, and its RING saying how the setup went */
+static void hybrid_hello(const struct agent_peer *p, struct agent_answer *ans)
+{
+	struct ut_agent_hello h = {
+		.type = UT_AGENT_HELLO, .version = UT_AGENT_PROTO_VERSION,
+		.setup_flags = UT_SETUP_IOPOLL, .hybrid = UT_WANT_ON, .entry = UT_ENTRY_SYSCALL,
+	};
+
+	agent_server_handle(&as, p, &h, sizeof(h), ans);
+}
+
+static void hybrid_ring_msg(const struct agent_peer *p, const struct agent_answer *a, int fd,
+			    uint64_t ino, bool fallback)
+{
+	struct ut_agent_ring m = {
+		.type = UT_AGENT_RING, .version = UT_AGENT_PROTO_VERSION, .slot = a->reply.slot,
+		.token = a->reply.token, .fd = fd, .ino = ino, .setup_flags = UT_SETUP_IOPOLL,
+		.hybrid_added = !fallback, .hybrid_fallback = fallback,
+	};
+	struct agent_answer none;
+
+	agent_server_handle(&as, p, &m, sizeof(m), &none);
+}
+
 /* ---- tests ---- */
 
 UT_TEST(hello_ring_attach)
@@ -153,6 +177,61 @@ UT_TEST(claims_decide_nothing)
 	UT_ASSERT(!ring->tune.refused);
 	UT_ASSERT_EQ_INT(as.napi_registered + as.hybrid_added, 0);
 	UT_ASSERT(as.info[a.reply.slot].reported.napi_tried);
+}
+
+/* QUERY said no HYBRID_IOPOLL: the answer does not ask the agent to add it */
+UT_TEST(hybrid_absent_not_asked)
+{
+	struct hybrid_support hs;
+	struct agent_answer a;
+
+	setup();
+	hybrid_support_init(&hs, 0, UT_SETUP_HYBRID_IOPOLL - 1, "6.18.44");
+	as.hybrid = &hs;
+	fake_spawn(100, 1000, 50, &peers[0]);
+	hybrid_hello(&peers[0], &a);
+	UT_ASSERT_EQ_INT(a.reply.status, 0);
+	UT_ASSERT_STR_CONTAINS(a.reply.why, "no HYBRID_IOPOLL (REGISTER_QUERY)");
+	UT_ASSERT(!as.info[a.reply.slot].hybrid_decided);
+	UT_ASSERT(!(as.page.pg->slots[a.reply.slot].flags & UT_SLOT_HYBRID));
+	as.hybrid = NULL;
+}
+
+/*
+ * No QUERY: the agent is asked, and its fallback (EINVAL, and no
+ * HYBRID_IOPOLL in the ring's flags as BPF read them) is a "no"; a claimed
+ * fallback on a ring whose flags have it is none.
+ */
+UT_TEST(hybrid_fallback_teaches)
+{
+	struct hybrid_support hs;
+	struct agent_answer a;
+	struct fake_proc *pr;
+
+	setup();
+	hybrid_support_init(&hs, -EOPNOTSUPP, 0, "6.15.2");
+	as.hybrid = &hs;
+	pr = fake_spawn(100, 1000, 50, &peers[0]);
+	hybrid_hello(&peers[0], &a);
+	UT_ASSERT(as.info[a.reply.slot].hybrid_decided);
+	ring_created(pr, 0xa0, 5, 777, UT_SETUP_IOPOLL | UT_SETUP_HYBRID_IOPOLL);
+	fake_hold_ring(pr, 5, 777);
+	hybrid_ring_msg(&peers[0], &a, 5, 777, true);
+	UT_ASSERT_EQ_INT(as.hybrid_added, 1);
+	UT_ASSERT_EQ_INT(hs.supported, 1);
+	UT_ASSERT_EQ_INT(hs.source, HYBRID_SRC_KERNEL_VERSION);
+
+	hybrid_hello(&peers[0], &a);
+	ring_created(pr, 0xa1, 6, 778, UT_SETUP_IOPOLL);
+	fake_hold_ring(pr, 6, 778);
+	hybrid_ring_msg(&peers[0], &a, 6, 778, true);
+	UT_ASSERT_EQ_INT(as.hybrid_fallback, 1);
+	UT_ASSERT_EQ_INT(hs.supported, 0);
+	UT_ASSERT_EQ_INT(hs.source, HYBRID_SRC_AGENT_FALLBACK);
+	/* a weak "no": the next ring is still asked to try */
+	hybrid_hello(&peers[0], &a);
+	UT_ASSERT(as.info[a.reply.slot].hybrid_decided);
+	as.hybrid = NULL;
 }
 
 UT_TEST(kernel_register_decides)
@@ -503,6 +582,8 @@ int main(void)
 		return 1;
 	ut_run("hello_ring_attach", hello_ring_attach);
 	ut_run("claims_decide_nothing", claims_decide_nothing);
+	ut_run("hybrid_absent_not_asked", hybrid_absent_not_asked);
+	ut_run("hybrid_fallback_teaches", hybrid_fallback_teaches);
 	ut_run("kernel_register_decides", kernel_register_decides);
 	ut_run("pid_reuse_inherits_nothing", pid_reuse_inherits_nothing);
 	ut_run("pending_setup_of_dead_owner", pending_setup_of_dead_owner);

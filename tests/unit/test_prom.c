@@ -42,6 +42,7 @@ static const struct {
 	{ "uringtune_build_info", "gauge" },
 	{ "uringtune_mode_info", "gauge" },
 	{ "uringtune_napi_supported", "gauge" },
+	{ "uringtune_hybrid_supported", "gauge" },
 	{ "uringtune_rings", "gauge" },
 	{ "uringtune_rings_untraced_total", "counter" },
 	{ "uringtune_events_lost_total", "counter" },
@@ -127,6 +128,7 @@ static void daemon_setup(void)
 		exit(2);
 	}
 	d.napi_supported = true;
+	hybrid_support_init(&d.hybrid, 0, 0x7ffff, "6.18.44");
 	d.lc.actions_ok = 7;
 	d.lc.actions_failed = 2;
 	d.lc.actions_vanished = 6;
@@ -592,6 +594,7 @@ UT_TEST(self_metrics)
 	UT_ASSERT(has_line(out, "uringtune_build_info{version=\"" UT_VERSION "\"} 1"));
 	UT_ASSERT(has_line(out, "uringtune_mode_info{mode=\"tune\"} 1"));
 	UT_ASSERT(has_line(out, "uringtune_napi_supported 1"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_supported{source=\"query\"} 1"));
 	UT_ASSERT(has_line(out, "uringtune_rings 3"));
 	UT_ASSERT(has_line(out, "uringtune_rings_untraced_total 0"));
 	UT_ASSERT(has_line(out, "uringtune_events_lost_total 0"));
@@ -621,6 +624,19 @@ UT_TEST(self_metrics)
 	UT_ASSERT(has_line(out, "uringtune_sweep_duration_seconds 0"));
 	/* without kernel NAPI no ring is tunable */
 	UT_ASSERT_EQ_INT(lines_with(out, "tunable=\"true\""), 0);
+	free(out);
+
+	/* no QUERY: the version's guess, labelled so; unknown: the family without a sample */
+	hybrid_support_init(&d.hybrid, -EOPNOTSUPP, 0, "6.12.48+deb12-cloud-amd64");
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_hybrid_supported{source=\"kernel-version\"} 0"));
+	free(out);
+	hybrid_support_init(&d.hybrid, -EOPNOTSUPP, 0, "");
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "# TYPE uringtune_hybrid_supported gauge"));
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_hybrid_supported{"), 0);
 	free(out);
 }
 

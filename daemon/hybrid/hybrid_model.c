@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The hybrid model: a classic ring's window and the host's sleep figures in,
+ * what hybrid would change out. Both sides are simulated on the same
+ * completion times (hybrid_sim.c); the difference per read is added to what
+ * was measured on the ring, so the model's own idealisations (a thread that
+ * does nothing else, a device whose times do not depend on load) cancel
+ * out as far as they can.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "hist.h"
+#include "hybrid_model.h"
+#include "hybrid_sim.h"
+
+/* without a measured submission cost: this many trivial system calls */
+#define SUBMIT_SYSCALLS		4
+/* one poll of an NVMe queue against one submission */
+#define POLL_PER_SUBMIT		0.25
+
+/* the completion time at quantile u, evenly spread inside its fine slot */
+static double fine_quantile(const void *arg, double u)
+{
+	const __u64 *fine = arg;
+	double total = 0, rank, below = 0;
+	unsigned int i;
+
+	for (i = 0; i < UT_FINE_SLOTS; i++)
+		total += fine[i];
+	rank = u * total;
+	for (i = 0; i < UT_FINE_SLOTS - 1; i++) {
+		if (below + fine[i] > rank)
+			break;
+		below += fine[i];
+	}
+	if (!fine[i])
+		return hist_fine_lo(i);
+	return hist_fine_lo(i) + (rank - below) / fine[i] *
+	       (double)(hist_fine_hi(i) - hist_fine_lo(i));
+}
+
+static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *out)
+{
+	if (in->reads < HYBRID_MODEL_MIN_READS || !in->fine || in->iops <= 0 || in->mean_ns <= 0) {
+		snprintf(out->why, sizeof(out->why), "%llu reads in the last window: too few to predict",
+			 (unsigned long long)in->reads);
+		return false;
+	}
+	if (!in->have_sleep) {
+		snprintf(out->why, sizeof(out->why),
+			 "the host's sleep overshoot is not measured yet (daemon.sleep_probe)");
+		return false;
+	}
+	return true;
+}
+
+static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
+{
+	double submit = in->submit_ns, h;
+
+	memset(p, 0, sizeof(*p));
+	p->depth = (unsigned int)(in->qd + 0.5);
+	if (p->depth < 1)
+		p->depth = 1;
+	if (p->depth > SIM_MAX_DEPTH)
+		p->depth = SIM_MAX_DEPTH;
+	if (submit <= 0)
+		submit = in->turn_ns > 0 ? in->turn_ns : SUBMIT_SYSCALLS * in->syscall_ns;
+	p->submit_ns = submit;
+	p->poll_ns = POLL_PER_SUBMIT * submit;
+	p->turn_ns = in->turn_ns;
+	/*
+	 * The kernel asks half of hybrid_poll_time: the first request's issue
+	 * to the end of its first poll, after the rest of its batch was issued.
+	 */
+	h = in->hybrid_poll_time_ns ? (double)in->hybrid_poll_time_ns :
+				      (p->depth + 2) * submit;
+	p->sleep_wall_ns = h / 2 + in->overshoot_ns + in->sleep_cpu_ns;
+	p->sleep_cpu_ns = in->sleep_cpu_ns;
+	p->quantile = fine_quantile;
+	p->arg = in->fine;
+}
+
+void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out)
+{
+	double wall_m, cpu_m, wall_h, cpu_h, util;
+	struct sim_out c, h;
+	struct sim_params p;
+
+	memset(out, 0, sizeof(*out));
+	if (!have_inputs(in, out))
+		return;
+	params_of(in, &p);
+	sim_run(&p, false, &c);
+	sim_run(&p, true, &h);
+	if (c.wall_per_read_ns <= 0 || c.cpu_per_read_ns <= 0) {
+		snprintf(out->why, sizeof(out->why), "the simulation found no reads");
+		return;
+	}
+	/* measured, classic; a thread not known is taken as polling all the time */
+	util = in->cpu_util >= 0 ? in->cpu_util : 1;
+	wall_m = 1e9 / in->iops;
+	cpu_m = util * wall_m;
+	/* ... plus what the simulation says hybrid changes, per read */
+	wall_h = wall_m + h.wall_per_read_ns - c.wall_per_read_ns;
+	cpu_h = cpu_m + h.cpu_per_read_ns - c.cpu_per_read_ns;
+	if (cpu_h < 0)
+		cpu_h = 0;
+	out->valid = true;
+	out->iops_change = wall_m / wall_h - 1;
+	out->cpu_per_read_saving = cpu_m > 0 ? 1 - cpu_h / cpu_m : 0;
+	out->cpu_util = cpu_h / wall_h;
+	out->p50_ns = h.p50_ns;
+	out->p99_ns = h.p99_ns;
+	out->sleep_ns = p.sleep_wall_ns;
+	snprintf(out->why, sizeof(out->why),
+		 "at depth %u, %.1f us per read: each hybrid sleep lasts %.1f us here "
+		 "(%.2f per read): %+.0f%% CPU per read, %+.0f%% IOPS",
+		 p.depth, wall_m / 1000, p.sleep_wall_ns / 1000, h.sleeps_per_read,
+		 -out->cpu_per_read_saving * 100, out->iops_change * 100);
+}
+
+bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss)
+{
+	return p->valid && p->cpu_per_read_saving >= min_saving && -p->iops_change <= max_loss;
+}
