@@ -7,6 +7,7 @@
  * does nothing else, a device whose times do not depend on load) cancel
  * out as far as they can.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -78,6 +79,7 @@ static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
 				      (p->depth + 2) * submit;
 	p->sleep_wall_ns = h / 2 + in->overshoot_ns + in->sleep_cpu_ns;
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
+	p->tied_ns = in->tied_ns;
 	p->quantile = fine_quantile;
 	p->arg = in->fine;
 }
@@ -119,6 +121,72 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 		 "(%.2f per read): %+.0f%% CPU per read, %+.0f%% IOPS",
 		 p.depth, wall_m / 1000, p.sleep_wall_ns / 1000, h.sleeps_per_read,
 		 -out->cpu_per_read_saving * 100, out->iops_change * 100);
+}
+
+/* bisection steps: the tie to within 2^-TIED_STEPS of its range */
+#define TIED_STEPS		16
+#define TIED_MAX_NS		(10.0 * 1000 * 1000)
+
+/* the tie that makes the simulated hybrid median exceed classic's by @target */
+static double fit_tied(struct sim_params *p, const struct sim_out *c, double target)
+{
+	double lo = 0, hi = TIED_MAX_NS;
+	struct sim_out h;
+
+	p->tied_ns = 0;
+	sim_run(p, true, &h);
+	if (h.p50_ns - c->p50_ns >= target)
+		return 0;
+	for (int i = 0; i < TIED_STEPS; i++) {
+		p->tied_ns = (lo + hi) / 2;
+		sim_run(p, true, &h);
+		if (h.p50_ns - c->p50_ns < target)
+			lo = p->tied_ns;
+		else
+			hi = p->tied_ns;
+	}
+	return p->tied_ns = (lo + hi) / 2;
+}
+
+int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
+		       double *tied_ns, double *sleep_cpu_ns)
+{
+	struct hybrid_model_in in = *classic;
+	struct hybrid_pred none;
+	struct sim_params p;
+	struct sim_out c, hs;
+	double cpu_c, d_meas;
+
+	*tied_ns = 0;
+	*sleep_cpu_ns = classic->sleep_cpu_ns;
+	if (!have_inputs(classic, &none) || h->p50_ns <= 0)
+		return -EINVAL;
+	in.tied_ns = 0;
+	in.hybrid_poll_time_ns = h->hybrid_poll_time_ns;
+	params_of(&in, &p);
+	sim_run(&p, false, &c);
+	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
+	if (h->cpu_per_read_ns < 0 || classic->cpu_util < 0)
+		return 0;
+	/* one sleep per read at depth ~1: the CPU difference moves with it one for one */
+	sim_run(&p, true, &hs);
+	cpu_c = classic->cpu_util * 1e9 / classic->iops;
+	d_meas = h->cpu_per_read_ns - cpu_c;
+	*sleep_cpu_ns = classic->sleep_cpu_ns + d_meas -
+			(hs.cpu_per_read_ns - c.cpu_per_read_ns) / (hs.sleeps_per_read ? hs.sleeps_per_read : 1);
+	if (*sleep_cpu_ns < 0)
+		*sleep_cpu_ns = 0;
+	/* a sleep's CPU is part of its length: the tie again, with it */
+	in.sleep_cpu_ns = *sleep_cpu_ns;
+	params_of(&in, &p);
+	sim_run(&p, false, &c);
+	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
+	return 0;
+}
+
+double hybrid_fine_quantile(const __u64 *fine, double u)
+{
+	return fine_quantile(fine, u);
 }
 
 bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss)

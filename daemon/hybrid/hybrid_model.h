@@ -58,6 +58,7 @@ struct hybrid_model_in {
 	double overshoot_ns;
 	double sleep_cpu_ns;
 	double syscall_ns;
+	double tied_ns;			/* hybrid_sim.h; 0 none learned */
 	/* the kernel's hybrid_poll_time if known (the ring is hybrid), else 0 */
 	uint64_t hybrid_poll_time_ns;
 };
@@ -67,6 +68,30 @@ struct hybrid_model_in {
  * missing) when the window or the host's figures are not there yet.
  */
 void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out);
+
+/* what a hybrid window of the same program measured, to learn from */
+struct hybrid_observed {
+	double p50_ns;			/* completion time, median */
+	uint64_t hybrid_poll_time_ns;
+	double cpu_per_read_ns;		/* < 0 not known */
+};
+
+/*
+ * The host's sleep, learned from one program's pair of windows at depth ~1:
+ * @classic (a classic window as the model's input; its tied_ns ignored)
+ * and @h. *tied_ns: the tie (hybrid_sim.h) that makes the simulated hybrid
+ * median exceed the simulated classic median by what the windows measured
+ * (medians: one stall of the host must not teach a long tie).
+ * *sleep_cpu_ns: the CPU of one sleep that makes the simulated difference
+ * in CPU per read the measured one (classic->sleep_cpu_ns kept if either
+ * side's CPU is not known). -EINVAL when the pair says nothing (no sleep
+ * figures, too few reads), else 0.
+ */
+int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
+		       double *tied_ns, double *sleep_cpu_ns);
+
+/* the completion time at quantile u of a fine histogram (hist.h), interpolated */
+double hybrid_fine_quantile(const __u64 *fine, double u);
 
 /* within the bounds: saving >= min_saving and IOPS loss <= max_loss */
 bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss);

@@ -14,6 +14,12 @@
  *     nothing reaped: the loop goes on polling (spinning) in the kernel;
  *   - back in the program: its turnaround, then it refills the depth.
  *
+ * A hybrid sleep lasts its asked time plus the host's overshoot; on a host
+ * where a sleeper cannot wake while the device is working (an emulated one:
+ * QEMU TCG runs device and timers on one thread), it also ends no earlier
+ * than tied_ns after the device's next completion. tied_ns is learned
+ * (hybrid_model.h): 0 on a host where that does not happen.
+ *
  * Completion times are drawn from the ring's measured distribution by
  * quantile, in a fixed low-discrepancy order: the same inputs give the same
  * answer, and classic and hybrid see the same device.
@@ -35,6 +41,7 @@ struct sim_params {
 	double turn_ns;			/* program turnaround per reaped batch */
 	double sleep_wall_ns;		/* a hybrid sleep, asked + overshoot */
 	double sleep_cpu_ns;		/* ... of which on the CPU */
+	double tied_ns;			/* a sleep ends no earlier than this after a completion */
 	/* the completion time at quantile u in [0, 1) */
 	double (*quantile)(const void *arg, double u);
 	const void *arg;
@@ -44,6 +51,7 @@ struct sim_out {
 	double wall_per_read_ns;
 	double cpu_per_read_ns;
 	double p50_ns, p99_ns;		/* issue to reap */
+	double mean_ns;
 	double sleeps_per_read;
 };
 
