@@ -189,7 +189,7 @@ static void on_hello(struct ut_agent_server *a, const struct agent_peer *peer,
 		return;
 	req.comm = comm;
 	ctx.selected = env->selects(env->arg, pid, comm, &ctx.select_why);
-	ctx.advised_hybrid = as_advised(a, comm);
+	as_hybrid_context(a, pid, comm, &ctx);
 	agent_decide(&req, a->cfg, &ctx, &dec);
 
 	slot = as_alloc_slot(a, peer);

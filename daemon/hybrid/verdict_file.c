@@ -41,6 +41,7 @@ int verdict_file_open(struct verdict_file *f, const char *state_dir)
 		f->dirfd = -1;
 		return ret;
 	}
+	f->open = true;
 	atomic_file_remove_stale_at(f->dirfd, TMP_TEMPLATE, NULL, NULL);
 	return 0;
 }
@@ -97,7 +98,7 @@ void verdict_file_load(struct verdict_file *f, struct verdicts *v)
 
 	v->n = 0;
 	v->dirty = false;
-	if (f->dirfd < 0)
+	if (!f->open)
 		return;
 	fd = openat(f->dirfd, VERDICT_FILE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0 && errno == ENOENT)
@@ -134,7 +135,7 @@ int verdict_file_save(struct verdict_file *f, struct verdicts *v)
 	char *text;
 	int ret = -ENOMEM;
 
-	if (f->dirfd < 0)
+	if (!f->open)
 		return -EBADF;
 	text = verdicts_to_json(v);
 	if (text) {
@@ -163,7 +164,7 @@ int verdict_file_save(struct verdict_file *f, struct verdicts *v)
 
 void verdict_file_tick(struct verdict_file *f, struct verdicts *v, uint64_t now_ns)
 {
-	if (!v->dirty || f->dirfd < 0 ||
+	if (!v->dirty || !f->open ||
 	    (f->saved_ns && now_ns - f->saved_ns < VERDICT_SAVE_INTERVAL_S * 1000000000ULL))
 		return;
 	f->saved_ns = now_ns;
@@ -172,10 +173,11 @@ void verdict_file_tick(struct verdict_file *f, struct verdicts *v, uint64_t now_
 
 void verdict_file_close(struct verdict_file *f, struct verdicts *v)
 {
-	if (f->dirfd < 0)
+	if (!f->open)
 		return;
 	if (v->dirty)
 		verdict_file_save(f, v);
 	close(f->dirfd);
 	f->dirfd = -1;
+	f->open = false;
 }

@@ -24,6 +24,7 @@
 #define UT_VERDICT_FILE_H
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,7 +38,8 @@
 #define VERDICT_SAVE_INTERVAL_S	5
 
 struct verdict_file {
-	int dirfd;			/* state_dir, -1: not kept */
+	bool open;			/* dirfd is state_dir's (a zeroed struct: not) */
+	int dirfd;
 	char path[PATH_MAX];		/* for messages */
 	uint64_t saved_ns;		/* last attempt (CLOCK_MONOTONIC) */
 	uint64_t errors;		/* writes that failed */
