@@ -348,7 +348,7 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control) tests/unit/fake_kernel.c
 FUZZ_SRCS_agent_wire	:=
 FUZZ_SRCS_cli_json	:= cli/client.c cli/bill_view.c cli/status_table.c cli/ring_view.c cli/strbuf.c \
-			   cli/reply_parse.c cli/advice_view.c
+			   cli/reply_parse.c cli/advice_view.c cli/verdict_view.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build
