@@ -227,6 +227,16 @@ static int header(struct json_object *root, struct json_object **progs, char *er
 	return 0;
 }
 
+/* the file's "verdict" (for people, optional) is not the one judged on load */
+static bool judged_otherwise(struct json_object *o, const struct hv_record *r)
+{
+	struct json_object *s;
+
+	return r && json_object_object_get_ex(o, "verdict", &s) &&
+	       json_object_is_type(s, json_type_string) &&
+	       hv_verdict_from_name(json_object_get_string(s)) != (int)r->verdict;
+}
+
 int verdicts_from_json(const char *text, size_t len, struct verdicts *v, size_t *dropped,
 		       char *err, size_t errlen)
 {
@@ -242,14 +252,21 @@ int verdicts_from_json(const char *text, size_t len, struct verdicts *v, size_t 
 		return ret;
 	ret = header(root, &progs, err, errlen);
 	n = ret ? 0 : json_object_array_length(progs);
+	v->dirty = false;
 	for (size_t i = 0; !ret && i < n; i++) {
-		ret = record_from(json_object_array_get_idx(progs, i), i, &r, err, errlen);
+		struct json_object *o = json_object_array_get_idx(progs, i);
+
+		ret = record_from(o, i, &r, err, errlen);
 		if (!ret && verdicts_put(v, &r) == -ENOSPC)
 			(*dropped)++;
+		/* judged otherwise now (other bounds): the file is to say so */
+		else if (!ret)
+			v->dirty |= judged_otherwise(o, verdicts_find(v, r.comm, r.exe));
 	}
-	if (ret)
+	if (ret) {
 		v->n = 0;
-	v->dirty = false;
+		v->dirty = false;
+	}
 	json_object_put(root);
 	return ret;
 }

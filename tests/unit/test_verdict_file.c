@@ -99,6 +99,18 @@ UT_TEST(round_trip)
 	UT_ASSERT_EQ_INT(w.rec[0].verdict, HV_VERDICT_CLASSIC);
 	UT_ASSERT_STR_EQ(w.rec[1].comm, "db \"x\"\\");
 	UT_ASSERT(access(bad_path, F_OK));
+	/* other bounds judge fio otherwise: the file is to be written again */
+	{
+		struct hv_bounds wide = { .min_saving = 0.25, .max_loss = 0.5 };
+
+		verdicts_init(&w, &wide);
+		UT_ASSERT_EQ_INT(verdict_file_open(&f, dir), 0);
+		verdict_file_load(&f, &w);
+		UT_ASSERT_EQ_INT(w.rec[0].verdict, HV_VERDICT_HYBRID);
+		UT_ASSERT(w.dirty);
+		verdict_file_close(&f, &w);
+		UT_ASSERT(!w.dirty);
+	}
 	teardown();
 }
 
