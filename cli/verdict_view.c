@@ -2,11 +2,22 @@
 /* An IOPOLL ring's program's hybrid verdict, for people (verdict_view.h). */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "json_get.h"
-#include "ring_view.h"
 #include "verdict_view.h"
+
+/* CPU per read as ring_view's durations read: "850ns", "1.2us", "3.0ms" */
+static void cpu_text(double ns, char *buf, size_t len)
+{
+	if (ns < 999.5)
+		snprintf(buf, len, "%.0fns", ns);
+	else if (ns < 999950)
+		snprintf(buf, len, "%.1fus", ns / 1e3);
+	else
+		snprintf(buf, len, "%.1fms", ns / 1e6);
+}
 
 /* "  classic      1.0us CPU per read, 10000 IOPS (3 windows, 1 ring)", or nothing */
 static void side_line(struct json_object *side, const char *name, FILE *out, int key_w)
@@ -21,7 +32,7 @@ static void side_line(struct json_object *side, const char *name, FILE *out, int
 	jget_u64(side, "rings", &rings);
 	fprintf(out, "  %-*s", key_w - 2, name);
 	if (jget_num(side, "cpu_per_read_ns", &cpr) && jget_num(side, "iops", &iops) && cpr >= 0) {
-		rv_duration((uint64_t)(cpr + 0.5), d, sizeof(d));
+		cpu_text(cpr, d, sizeof(d));
 		fprintf(out, "%s CPU per read, %.0f IOPS", d, iops);
 	} else {
 		fprintf(out, "no reads measured");

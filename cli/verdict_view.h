@@ -4,7 +4,7 @@
  * object in the status reply: the single-ring view's lines. Pure.
  *
  *   hybrid verdict classic: hybrid lost 40% IOPS on 3 windows (bound 10%)
- *     classic      1000ns CPU per read, 10000 IOPS (3 windows, 1 ring)
+ *     classic      1.0us CPU per read, 10000 IOPS (3 windows, 1 ring)
  *     hybrid       500ns CPU per read, 6000 IOPS (3 windows, 1 ring)
  *     predicted    50% less CPU per read, -25% IOPS (12 s ago)
  */

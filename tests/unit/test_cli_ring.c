@@ -336,7 +336,7 @@ UT_TEST(iopoll_verdict)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line_with("hybrid verdict"), "hybrid verdict classic: hybrid lost 40% "
 			 "IOPS on 3 windows (bound 10%)\\x1b");
-	UT_ASSERT_STR_EQ(line_with("  classic"), "  classic      1000ns CPU per read, 10000 IOPS "
+	UT_ASSERT_STR_EQ(line_with("  classic"), "  classic      1.0us CPU per read, 10000 IOPS "
 			 "(3 windows, 1 ring)");
 	UT_ASSERT_STR_EQ(line_with("  hybrid"), "  hybrid       no reads measured (0 windows, "
 			 "0 rings)");
