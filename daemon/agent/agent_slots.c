@@ -353,19 +353,6 @@ void agent_server_tick(struct ut_agent_server *a)
 	agent_ratelimit_flush(&a->rl, now, say_suppressed, a);
 }
 
-/*
- * A prediction live on a classic IOPOLL ring of the program now: the
- * model's on the ring's last window. None yet: the record's last one
- * (verdicts_note_prediction(), every window) stands in for it.
- */
-static const struct hybrid_pred *live_prediction(const struct ut_agent_server *a,
-						 const char *comm)
-{
-	(void)a;
-	(void)comm;
-	return NULL;
-}
-
 void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *comm,
 		       struct agent_context *ctx)
 {
@@ -374,7 +361,12 @@ void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *c
 	if (a->sys->exe)
 		a->sys->exe(pid, exe, sizeof(exe));
 	ctx->verdict = a->verdicts ? verdicts_find(a->verdicts, comm, exe) : NULL;
-	ctx->live_pred = live_prediction(a, comm);
+	/*
+	 * No live prediction of a classic ring of the program is looked up
+	 * (TODO at the merge with the window code: ring->obs.iopw->pred):
+	 * the record's last one, noted every window, stands in for it.
+	 */
+	ctx->live_pred = NULL;
 	ctx->bounds = (struct hv_bounds){
 		.min_saving = a->cfg->agent.hybrid_min_saving,
 		.max_loss = a->cfg->agent.hybrid_max_loss,
