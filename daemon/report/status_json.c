@@ -476,7 +476,7 @@ void status_write_head(struct status_writer *w, const struct ut_daemon *d)
 	daemon_write(w, d);
 	sw_object_end(w);
 	status_bill_host_write(w, &d->reg.bill);
-	status_verdicts_write(w, &d->verdicts);
+	status_verdicts_write(w, &d->verdicts, &d->verdict_file);
 	sw_array(w, "rings");
 }
 

@@ -68,7 +68,8 @@ static int newest_first(const void *a, const void *b)
 	return (x->updated_unix_s < y->updated_unix_s) - (x->updated_unix_s > y->updated_unix_s);
 }
 
-void status_verdicts_write(struct status_writer *w, const struct verdicts *v)
+void status_verdicts_write(struct status_writer *w, const struct verdicts *v,
+			   const struct verdict_file *f)
 {
 	const struct hv_record *order[HV_MAX_PROGRAMS];
 	uint64_t now = (uint64_t)time(NULL);
@@ -80,6 +81,11 @@ void status_verdicts_write(struct status_writer *w, const struct verdicts *v)
 	for (size_t i = 0; i < v->n; i++)
 		status_verdict_record(w, NULL, order[i], now);
 	sw_array_end(w);
+	sw_object(w, "hybrid_verdicts_file");
+	sw_str(w, "path", f->open ? f->path : NULL);
+	sw_u64(w, "write_errors", f->errors);
+	sw_str_or_null(w, "error", f->error);
+	sw_object_end(w);
 }
 
 void status_verdict_ring(struct status_writer *w, const struct verdicts *v,

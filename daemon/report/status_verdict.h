@@ -20,14 +20,19 @@
 
 #include "ring.h"
 #include "status_writer.h"
+#include "verdict_file.h"
 #include "verdicts.h"
 
 /* one record as member @key (NULL: an array element); @r NULL: null */
 void status_verdict_record(struct status_writer *w, const char *key, const struct hv_record *r,
 			   uint64_t now_unix_s);
 
-/* "hybrid_verdicts": [...], the most recently updated first */
-void status_verdicts_write(struct status_writer *w, const struct verdicts *v);
+/*
+ * "hybrid_verdicts": [...], the most recently updated first, and
+ * "hybrid_verdicts_file": {"path" (null: not kept), "write_errors", "error"}
+ */
+void status_verdicts_write(struct status_writer *w, const struct verdicts *v,
+			   const struct verdict_file *f);
 
 /* "verdict": the record of @ring's program (its comm and executable), or null */
 void status_verdict_ring(struct status_writer *w, const struct verdicts *v,

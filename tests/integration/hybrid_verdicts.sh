@@ -77,6 +77,8 @@ status_json | jq -e '.hybrid_verdicts | length == 2 and .[0].comm == "db" and
 	.[0].verdict == "unjudged" and .[0].measured == null and
 	.[0].predicted.cpu_per_read_saving == 0.3 and .[0].hybrid.iops == null' >/dev/null ||
 	fail "db's record: $(status_json | jq -c '.hybrid_verdicts[0]')"
+status_json | jq -e --arg f "$FILE" '.hybrid_verdicts_file == {"path": $f, "write_errors": 0, "error": null}' \
+	>/dev/null || fail "hybrid_verdicts_file: $(status_json | jq -c .hybrid_verdicts_file)"
 
 log "export: one verdict series a program, promtool passes"
 has_verdicts() { grep -q "^uringtune_hybrid_verdict{comm=\"fio\",exe=\"$FIO\",verdict=\"classic\"} 1$" "$PROM"; }
