@@ -17,6 +17,7 @@
 #include "bill_view.h"
 #include "status_table.h"
 #include "strbuf.h"
+#include "verdict_view.h"
 
 /* width of the key column of the header */
 #define RV_KEY_W	15
@@ -387,6 +388,8 @@ static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 	fprintf(out, "%-*s%s\n", RV_KEY_W, "hybrid advice", why ? why : "-");
 	free(mode);
 	free(why);
+	/* what hybrid did for the ring's program, measured (verdict_view.c) */
+	verdict_view_print(iop, out, RV_KEY_W);
 	rv_hist_read(jget(iop, "hist_log2_ns"), count, &lo, &hi, &max);
 	if (lo < 0)
 		return;

@@ -18,6 +18,7 @@
 #include "status_hybrid.h"
 #include "status_json.h"
 #include "status_probe.h"
+#include "status_verdict.h"
 #include "tunable.h"
 #include "version.h"
 
@@ -129,7 +130,7 @@ static void u64_or_null(struct status_writer *w, const char *key, bool have, uin
 
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
 static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
-			 const struct ut_iopoll *io, bool table)
+			 const struct ut_iopoll *io, const struct verdicts *verdicts, bool table)
 {
 	static const char *const classes[UT_IOP_CLASSES] = {
 		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
@@ -169,6 +170,7 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	status_iopoll_window_write(w, ring->obs.iopw);
 	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, HYBRID_MIN_SAVING_DEFAULT,
 				   HYBRID_MAX_LOSS_DEFAULT);
+	status_verdict_ring(w, verdicts, ring);
 	sw_object_end(w);
 }
 
@@ -295,7 +297,7 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 		sw_object_end(w);
 	}
 	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
-		iopoll_write(w, ring, &d->iopoll, table);
+		iopoll_write(w, ring, &d->iopoll, &d->verdicts, table);
 	sw_object_end(w);
 }
 
@@ -475,6 +477,7 @@ void status_write_head(struct status_writer *w, const struct ut_daemon *d)
 	daemon_write(w, d);
 	sw_object_end(w);
 	status_bill_host_write(w, &d->reg.bill);
+	status_verdicts_write(w, &d->verdicts, &d->verdict_file);
 	sw_array(w, "rings");
 }
 
