@@ -16,6 +16,7 @@
 #include "backend_pidfd.h"
 #include "clock.h"
 #include "daemon.h"
+#include "window_feed.h"
 #include "log.h"
 #include "select.h"
 #include "uring_query.h"
@@ -153,6 +154,7 @@ static int start_parts(struct ut_daemon *d)
 		.reg = &d->reg, .trace = &d->trace, .iopoll = &d->iopoll, .cfg = &d->cfg,
 		.lc = &d->lc, .agent = &d->agent, .hybrid = &d->hybrid,
 		.sleep_probe = &d->sleep_probe,
+		.on_iopoll_window = window_feed, .on_iopoll_window_arg = &d->verdicts,
 	};
 	d->lc.self_pid = d->self_pid;
 	d->lc.napi_supported = d->napi_supported;

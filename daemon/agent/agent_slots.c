@@ -21,6 +21,7 @@
 #include "agent_policy.h"
 #include "agent_server.h"
 #include "agent_server_priv.h"
+#include "iopoll_window.h"
 #include "clock.h"
 #include "log.h"
 #include "setup_flags.h"
@@ -356,6 +357,29 @@ void agent_server_tick(struct ut_agent_server *a)
 	agent_ratelimit_flush(&a->rl, now, say_suppressed, a);
 }
 
+/* the newest prediction on a classic IOPOLL ring of (comm, exe) open now, or NULL */
+static const struct hybrid_pred *live_prediction(const struct ut_agent_server *a, const char *comm,
+						 const char *exe)
+{
+	const struct hybrid_pred *best = NULL;
+	uint64_t newest = 0;
+	struct ut_ring *ring;
+	size_t i;
+
+	registry_for_each(a->reg, i, ring) {
+		const struct iopoll_window *w = ring->obs.iopw;
+
+		if (!w || !w->pred.valid || (ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL) ||
+		    strncmp(ring->obs.holder.comm, comm, UT_COMM_LEN) || strcmp(w->exe, exe))
+			continue;
+		if (!best || w->mark.t_ns > newest) {
+			best = &w->pred;
+			newest = w->mark.t_ns;
+		}
+	}
+	return best;
+}
+
 void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *comm,
 		       struct agent_context *ctx)
 {
@@ -364,12 +388,8 @@ void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *c
 	if (a->sys->exe)
 		a->sys->exe(pid, exe, sizeof(exe));
 	ctx->verdict = a->verdicts ? verdicts_find(a->verdicts, comm, exe) : NULL;
-	/*
-	 * No live prediction of a classic ring of the program is looked up
-	 * (TODO at the merge with the window code: ring->obs.iopw->pred):
-	 * the record's last one, noted every window, stands in for it.
-	 */
-	ctx->live_pred = NULL;
+	/* a classic ring of the program open now: the model's answer on it */
+	ctx->live_pred = live_prediction(a, comm, exe);
 	ctx->bounds = (struct hv_bounds){
 		.min_saving = a->cfg->agent.hybrid_min_saving,
 		.max_loss = a->cfg->agent.hybrid_max_loss,

@@ -21,9 +21,8 @@
 #define POLL_PER_SUBMIT		0.25
 
 /* the completion time at quantile u, evenly spread inside its fine slot */
-static double fine_quantile(const void *arg, double u)
+static double fine_quantile(const __u64 *fine, double u)
 {
-	const __u64 *fine = arg;
 	double total = 0, rank, below = 0;
 	unsigned int i;
 
@@ -41,6 +40,24 @@ static double fine_quantile(const void *arg, double u)
 	       (double)(hist_fine_hi(i) - hist_fine_lo(i));
 }
 
+/* the simulation's table: quantiles (k + 0.5) / SIM_QUANTILES, in one pass */
+static void quantile_table(const __u64 *fine, double tq[SIM_QUANTILES])
+{
+	double total = 0, below = 0, rank;
+	unsigned int i = 0, k;
+
+	for (k = 0; k < UT_FINE_SLOTS; k++)
+		total += fine[k];
+	for (k = 0; k < SIM_QUANTILES; k++) {
+		rank = (k + 0.5) / SIM_QUANTILES * total;
+		while (i < UT_FINE_SLOTS - 1 && below + fine[i] <= rank)
+			below += fine[i++];
+		tq[k] = hist_fine_lo(i);
+		if (fine[i])
+			tq[k] += (rank - below) / fine[i] * (double)(hist_fine_hi(i) - hist_fine_lo(i));
+	}
+}
+
 static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *out)
 {
 	if (in->reads < HYBRID_MODEL_MIN_READS || !in->fine || in->iops <= 0 || in->mean_ns <= 0) {
@@ -56,7 +73,7 @@ static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *ou
 	return true;
 }
 
-static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
+static void params_of(const struct hybrid_model_in *in, struct sim_params *p, double *tq)
 {
 	double submit = in->submit_ns, h;
 
@@ -80,20 +97,21 @@ static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
 	p->sleep_wall_ns = h / 2 + in->overshoot_ns + in->sleep_cpu_ns;
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
 	p->tied_ns = in->tied_ns;
-	p->quantile = fine_quantile;
-	p->arg = in->fine;
+	quantile_table(in->fine, tq);
+	p->tq = tq;
 }
 
 void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out)
 {
 	double wall_m, cpu_m, wall_h, cpu_h, util;
+	double tq[SIM_QUANTILES];
 	struct sim_out c, h;
 	struct sim_params p;
 
 	memset(out, 0, sizeof(*out));
 	if (!have_inputs(in, out))
 		return;
-	params_of(in, &p);
+	params_of(in, &p, tq);
 	sim_run(&p, false, &c);
 	sim_run(&p, true, &h);
 	if (c.wall_per_read_ns <= 0 || c.cpu_per_read_ns <= 0) {
@@ -153,6 +171,7 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 {
 	struct hybrid_model_in in = *classic;
 	struct hybrid_pred none;
+	double tq[SIM_QUANTILES];
 	struct sim_params p;
 	struct sim_out c, hs;
 	double cpu_c, d_meas;
@@ -163,7 +182,7 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 		return -EINVAL;
 	in.tied_ns = 0;
 	in.hybrid_poll_time_ns = h->hybrid_poll_time_ns;
-	params_of(&in, &p);
+	params_of(&in, &p, tq);
 	sim_run(&p, false, &c);
 	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
 	if (h->cpu_per_read_ns < 0 || classic->cpu_util < 0)
@@ -178,7 +197,7 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 		*sleep_cpu_ns = 0;
 	/* a sleep's CPU is part of its length: the tie again, with it */
 	in.sleep_cpu_ns = *sleep_cpu_ns;
-	params_of(&in, &p);
+	params_of(&in, &p, tq);
 	sim_run(&p, false, &c);
 	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
 	return 0;

@@ -31,8 +31,9 @@
 #include <stdint.h>
 
 #define SIM_MAX_DEPTH		64
-#define SIM_READS		4000
-#define SIM_WARMUP		400
+#define SIM_READS		2000
+#define SIM_WARMUP		200
+#define SIM_QUANTILES		512
 
 struct sim_params {
 	unsigned int depth;
@@ -42,9 +43,8 @@ struct sim_params {
 	double sleep_wall_ns;		/* a hybrid sleep, asked + overshoot */
 	double sleep_cpu_ns;		/* ... of which on the CPU */
 	double tied_ns;			/* a sleep ends no earlier than this after a completion */
-	/* the completion time at quantile u in [0, 1) */
-	double (*quantile)(const void *arg, double u);
-	const void *arg;
+	/* completion times at SIM_QUANTILES evenly spread quantiles, ascending */
+	const double *tq;
 };
 
 struct sim_out {

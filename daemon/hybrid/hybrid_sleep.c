@@ -89,6 +89,7 @@ void hybrid_sleep_note_classic(struct hybrid_sleep_est *e, const char *comm, con
 		strncpy(m->exe, exe, sizeof(m->exe) - 1);
 	}
 	m->seq = ++e->seq;
+	m->hybrid_windows = 0;
 	m->r = *r;
 }
 
@@ -106,6 +107,10 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	double tied, cpu, n;
 
 	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
+		return false;
+	/* a fit is a few dozen simulations: not at every window */
+	if (++m->hybrid_windows < HYBRID_LEARN_FIRST ||
+	    (m->hybrid_windows - HYBRID_LEARN_FIRST) % HYBRID_LEARN_EVERY)
 		return false;
 	/* from the probe's figures alone: what was learned before does not feed itself */
 	hybrid_sleep_figures(NULL, probe, &f);

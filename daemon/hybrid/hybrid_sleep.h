@@ -34,6 +34,9 @@
 /* programs whose last classic window is kept, to pair with a hybrid one */
 #define HYBRID_SLEEP_MEMO	16
 #define HYBRID_COMM_LEN		16
+/* learn from the 2nd hybrid window after a classic one, then every 4th */
+#define HYBRID_LEARN_FIRST	2
+#define HYBRID_LEARN_EVERY	4
 
 enum hybrid_sleep_source {
 	HYBRID_SLEEP_NONE,
@@ -45,6 +48,7 @@ struct hybrid_classic_memo {
 	char comm[HYBRID_COMM_LEN];
 	char exe[UT_EXE_LEN];
 	uint64_t seq;			/* larger: more recent */
+	uint32_t hybrid_windows;	/* hybrid windows seen since r */
 	struct iopoll_window_result r;
 };
 

@@ -11,6 +11,7 @@
 #include "inventory.h"
 #include "iopoll_window.h"
 #include "proc_task.h"
+#include "program_exe.h"
 #include "ring.h"
 #include "uring_abi.h"
 
@@ -30,8 +31,8 @@ void iopoll_ring_window(struct inventory *inv, struct ut_ring *ring)
 		    proc_task_cpu_ns((pid_t)s->submit_tid, (pid_t)s->submit_tid, &cpu_ns) == 0;
 	if (!iopoll_window_step(w, s, now_ns(), cpu_known, cpu_ns))
 		return;
-	if (!w->exe[0] && proc_exe(ring->obs.holder.pid, w->exe, sizeof(w->exe)))
-		w->exe[0] = '\0';
+	if (w->closed == 1)
+		program_exe(ring->obs.holder.pid, w->exe, sizeof(w->exe));
 	/*
 	 * A hybrid ring's own window says what hybrid did, and with its
 	 * program's classic window what a sleep costs here; the model is for

@@ -10,7 +10,7 @@
 #include "agent_server.h"
 #include "clock.h"
 #include "export.h"
-#include "iopoll_advice.h"
+#include "iopoll_summary.h"
 #include "setup_flags.h"
 #include "status_advice.h"
 #include "uring_abi.h"
@@ -130,8 +130,10 @@ static void u64_or_null(struct status_writer *w, const char *key, bool have, uin
 
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
 static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
-			 const struct ut_iopoll *io, const struct verdicts *verdicts, bool table)
+			 const struct ut_daemon *d, bool table)
 {
+	const struct ut_iopoll *io = &d->iopoll;
+	const struct verdicts *verdicts = &d->verdicts;
 	static const char *const classes[UT_IOP_CLASSES] = {
 		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
 		[UT_IOP_URING_CMD] = "uring_cmd", [UT_IOP_OTHER] = "other",
@@ -168,8 +170,8 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	u64_or_null(w, "hybrid_poll_time_ns", hybrid && s->hybrid_poll_time_ns &&
 		    s->hybrid_poll_time_ns < (uint64_t)INT64_MAX, s->hybrid_poll_time_ns);
 	status_iopoll_window_write(w, ring->obs.iopw);
-	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, HYBRID_MIN_SAVING_DEFAULT,
-				   HYBRID_MAX_LOSS_DEFAULT);
+	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, d->cfg.agent.hybrid_min_saving,
+				   d->cfg.agent.hybrid_max_loss);
 	status_verdict_ring(w, verdicts, ring);
 	sw_object_end(w);
 }
@@ -297,7 +299,7 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 		sw_object_end(w);
 	}
 	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
-		iopoll_write(w, ring, &d->iopoll, &d->verdicts, table);
+		iopoll_write(w, ring, d, table);
 	sw_object_end(w);
 }
 
