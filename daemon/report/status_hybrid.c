@@ -11,7 +11,8 @@ static void double_or_null(struct status_writer *w, const char *key, bool have, 
 		sw_null(w, key);
 }
 
-void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win)
+void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win,
+				bool table)
 {
 	const struct iopoll_window_result *r = win ? &win->recent : NULL;
 
@@ -34,6 +35,10 @@ void status_iopoll_window_write(struct status_writer *w, const struct iopoll_win
 	double_or_null(w, "turnaround_ns", r->turn_ns > 0, r->turn_ns);
 	sw_u64(w, "windows", win->n_chain);
 	sw_u64(w, "windows_closed", win->closed);
+	if (table) {
+		sw_object_end(w);
+		return;
+	}
 	/* the completion times the model drew from: fine slots, hist.h */
 	sw_array(w, "hist_fine_ns");
 	for (int i = 0; i < UT_FINE_SLOTS; i++)

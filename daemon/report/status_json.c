@@ -169,7 +169,7 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	/* the kernel starts it at LLONG_MAX and only lowers it */
 	u64_or_null(w, "hybrid_poll_time_ns", hybrid && s->hybrid_poll_time_ns &&
 		    s->hybrid_poll_time_ns < (uint64_t)INT64_MAX, s->hybrid_poll_time_ns);
-	status_iopoll_window_write(w, ring->obs.iopw);
+	status_iopoll_window_write(w, ring->obs.iopw, table);
 	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, d->cfg.agent.hybrid_min_saving,
 				   d->cfg.agent.hybrid_max_loss);
 	status_verdict_ring(w, verdicts, ring);
