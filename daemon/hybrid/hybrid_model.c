@@ -94,8 +94,9 @@ static void params_of(const struct hybrid_model_in *in, struct sim_params *p, do
 	 */
 	h = in->hybrid_poll_time_ns ? (double)in->hybrid_poll_time_ns :
 				      (p->depth + 2) * submit;
-	p->sleep_wall_ns = h / 2 + in->overshoot_ns + in->sleep_cpu_ns;
+	p->sleep_off_ns = h / 2 + in->overshoot_ns;
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
+	p->tie = in->tie;
 	p->tied_ns = in->tied_ns;
 	quantile_table(in->fine, tq);
 	p->tq = tq;
@@ -133,11 +134,11 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 	out->cpu_util = cpu_h / wall_h;
 	out->p50_ns = h.p50_ns;
 	out->p99_ns = h.p99_ns;
-	out->sleep_ns = p.sleep_wall_ns;
+	out->sleep_ns = p.sleep_off_ns + p.sleep_cpu_ns;
 	snprintf(out->why, sizeof(out->why),
 		 "at depth %u, %.1f us per read: each hybrid sleep lasts %.1f us here "
 		 "(%.2f per read): %+.0f%% CPU per read, %+.0f%% IOPS",
-		 p.depth, wall_m / 1000, p.sleep_wall_ns / 1000, h.sleeps_per_read,
+		 p.depth, wall_m / 1000, out->sleep_ns / 1000, h.sleeps_per_read,
 		 -out->cpu_per_read_saving * 100, out->iops_change * 100);
 }
 
@@ -151,6 +152,7 @@ static double fit_tied(struct sim_params *p, const struct sim_out *c, double tar
 	double lo = 0, hi = TIED_MAX_NS;
 	struct sim_out h;
 
+	p->tie = true;
 	p->tied_ns = 0;
 	sim_run(p, true, &h);
 	if (h.p50_ns - c->p50_ns >= target)
@@ -166,40 +168,65 @@ static double fit_tied(struct sim_params *p, const struct sim_out *c, double tar
 	return p->tied_ns = (lo + hi) / 2;
 }
 
+/* the sleep's CPU that makes the simulated CPU per read differ as measured */
+static double fit_cpu(struct sim_params *p, const struct sim_out *c, double d_meas)
+{
+	struct sim_out h;
+	double cpu;
+
+	sim_run(p, true, &h);
+	/* at depth ~1 every read sleeps once: the difference moves with it one for one */
+	cpu = p->sleep_cpu_ns + d_meas - (h.cpu_per_read_ns - c->cpu_per_read_ns) /
+	      (h.sleeps_per_read ? h.sleeps_per_read : 1);
+	return cpu > 0 ? cpu : 0;
+}
+
+/* how far the simulated hybrid's median and 90th percentile are from @h's */
+static double miss(const struct sim_params *p, const struct sim_out *c, const double meas[2])
+{
+	struct sim_out h;
+	double a, b;
+
+	sim_run(p, true, &h);
+	a = h.p50_ns - c->p50_ns - meas[0];
+	b = h.p90_ns - c->p90_ns - meas[1];
+
+	return (a < 0 ? -a : a) + (b < 0 ? -b : b);
+}
+
 int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
-		       double *tied_ns, double *sleep_cpu_ns)
+		       struct hybrid_learned *out)
 {
 	struct hybrid_model_in in = *classic;
+	double tq[SIM_QUANTILES], d[2], d_cpu, tied_miss;
 	struct hybrid_pred none;
-	double tq[SIM_QUANTILES];
-	struct sim_params p;
-	struct sim_out c, hs;
-	double cpu_c, d_meas;
+	struct sim_params p, tp;
+	struct sim_out c;
 
-	*tied_ns = 0;
-	*sleep_cpu_ns = classic->sleep_cpu_ns;
+	memset(out, 0, sizeof(*out));
+	out->sleep_cpu_ns = classic->sleep_cpu_ns;
 	if (!have_inputs(classic, &none) || h->p50_ns <= 0)
 		return -EINVAL;
-	in.tied_ns = 0;
+	in.tie = false;
 	in.hybrid_poll_time_ns = h->hybrid_poll_time_ns;
 	params_of(&in, &p, tq);
 	sim_run(&p, false, &c);
-	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
-	if (h->cpu_per_read_ns < 0 || classic->cpu_util < 0)
-		return 0;
-	/* one sleep per read at depth ~1: the CPU difference moves with it one for one */
-	sim_run(&p, true, &hs);
-	cpu_c = classic->cpu_util * 1e9 / classic->iops;
-	d_meas = h->cpu_per_read_ns - cpu_c;
-	*sleep_cpu_ns = classic->sleep_cpu_ns + d_meas -
-			(hs.cpu_per_read_ns - c.cpu_per_read_ns) / (hs.sleeps_per_read ? hs.sleeps_per_read : 1);
-	if (*sleep_cpu_ns < 0)
-		*sleep_cpu_ns = 0;
-	/* a sleep's CPU is part of its length: the tie again, with it */
-	in.sleep_cpu_ns = *sleep_cpu_ns;
-	params_of(&in, &p, tq);
-	sim_run(&p, false, &c);
-	*tied_ns = fit_tied(&p, &c, h->p50_ns - fine_quantile(classic->fine, 0.5));
+	/* the measured differences, hybrid less classic, at the median and the 90th */
+	d[0] = h->p50_ns - fine_quantile(classic->fine, 0.5);
+	d[1] = h->p90_ns - fine_quantile(classic->fine, 0.9);
+	out->cpu_known = h->cpu_per_read_ns >= 0 && classic->cpu_util >= 0;
+	d_cpu = out->cpu_known ? h->cpu_per_read_ns - classic->cpu_util * 1e9 / classic->iops : 0;
+	/* a sleep's CPU (it moves the latency too), then tie or no tie; twice, each on the other */
+	for (int round = 0; round < 2; round++) {
+		if (out->cpu_known)
+			p.sleep_cpu_ns = fit_cpu(out->tie ? &tp : &p, &c, d_cpu);
+		tp = p;
+		out->tied_ns = fit_tied(&tp, &c, d[0]);
+		tied_miss = miss(&tp, &c, d);
+		out->tie = tied_miss < miss(&p, &c, d);
+		tp.sleep_cpu_ns = p.sleep_cpu_ns;
+	}
+	out->sleep_cpu_ns = p.sleep_cpu_ns;
 	return 0;
 }
 

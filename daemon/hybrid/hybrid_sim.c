@@ -57,19 +57,21 @@ static bool sim_poll(struct sim *s)
 	return found;
 }
 
-/* a hybrid sleep: its asked time and overshoot, and not before the device's next completion + tied */
+/* a hybrid sleep: half its CPU, off the CPU (tied or not), the other half */
 static void sim_sleep(struct sim *s)
 {
-	double wake = s->t + s->p->sleep_wall_ns, next = 0;
+	double half = s->p->sleep_cpu_ns / 2, wake, next = 0;
 
-	if (s->p->tied_ns > 0) {
+	s->t += half;
+	wake = s->t + s->p->sleep_off_ns;
+	if (s->p->tie) {
 		for (unsigned int i = 0; i < s->n; i++)
 			if (!s->req[i].ready && s->req[i].done > s->t && (!next || s->req[i].done < next))
 				next = s->req[i].done;
 		if (next && next + s->p->tied_ns > wake)
 			wake = next + s->p->tied_ns;
 	}
-	s->t = wake;
+	s->t = wake + half;
 	s->cpu += s->p->sleep_cpu_ns;
 }
 
@@ -168,5 +170,6 @@ void sim_run(const struct sim_params *p, bool hybrid, struct sim_out *out)
 		out->mean_ns += lat[i] / SIM_READS;
 	qsort(lat, SIM_READS, sizeof(lat[0]), cmp_double);
 	out->p50_ns = lat[SIM_READS / 2];
+	out->p90_ns = lat[SIM_READS * 9 / 10];
 	out->p99_ns = lat[SIM_READS * 99 / 100];
 }

@@ -14,11 +14,13 @@
  *     nothing reaped: the loop goes on polling (spinning) in the kernel;
  *   - back in the program: its turnaround, then it refills the depth.
  *
- * A hybrid sleep lasts its asked time plus the host's overshoot; on a host
- * where a sleeper cannot wake while the device is working (an emulated one:
- * QEMU TCG runs device and timers on one thread), it also ends no earlier
- * than tied_ns after the device's next completion. tied_ns is learned
- * (hybrid_model.h): 0 on a host where that does not happen.
+ * A hybrid sleep costs sleep_cpu_ns of CPU, half going to sleep and half
+ * waking, and keeps the thread off the CPU for its asked time plus the
+ * host's overshoot (sleep_off_ns). On a host where a sleeper cannot wake
+ * while the device is working (tie: an emulated one, QEMU TCG, runs device
+ * and timers on one thread), it also stays off until tied_ns after the
+ * device's next completion. Whether there is a tie is learned
+ * (hybrid_sleep.h); without one, timers wake sleepers on time.
  *
  * Completion times are drawn from the ring's measured distribution by
  * quantile, in a fixed low-discrepancy order: the same inputs give the same
@@ -40,9 +42,10 @@ struct sim_params {
 	double submit_ns;		/* CPU per submission */
 	double poll_ns;			/* CPU per poll of the device */
 	double turn_ns;			/* program turnaround per reaped batch */
-	double sleep_wall_ns;		/* a hybrid sleep, asked + overshoot */
-	double sleep_cpu_ns;		/* ... of which on the CPU */
-	double tied_ns;			/* a sleep ends no earlier than this after a completion */
+	double sleep_off_ns;		/* a hybrid sleep off the CPU: asked + overshoot */
+	double sleep_cpu_ns;		/* ... and its CPU, around it */
+	bool tie;			/* ... and off until tied_ns after a completion */
+	double tied_ns;
 	/* completion times at SIM_QUANTILES evenly spread quantiles, ascending */
 	const double *tq;
 };
@@ -50,7 +53,7 @@ struct sim_params {
 struct sim_out {
 	double wall_per_read_ns;
 	double cpu_per_read_ns;
-	double p50_ns, p99_ns;		/* issue to reap */
+	double p50_ns, p90_ns, p99_ns;	/* issue to reap */
 	double mean_ns;
 	double sleeps_per_read;
 };

@@ -18,7 +18,8 @@ void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_p
 		      (double)(probe->overshoot_ns - probe->cpu_ns) : 0;
 	if (e && e->pairs) {
 		out->source = HYBRID_SLEEP_PAIRS;
-		out->tied_ns = e->tied_ns;
+		out->tie = e->tie_share >= 0.5;
+		out->tied_ns = out->tie ? e->tied_ns : 0;
 		if (e->cpu_pairs)
 			out->cpu_ns = e->sleep_cpu_ns;
 	}
@@ -54,6 +55,7 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	in->overshoot_ns = f->off_ns;
 	in->sleep_cpu_ns = f->cpu_ns;
 	in->syscall_ns = f->syscall_ns;
+	in->tie = f->tie;
 	in->tied_ns = f->tied_ns;
 }
 
@@ -99,12 +101,14 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 {
 	struct hybrid_classic_memo *m = memo_find(e, comm, exe);
 	struct hybrid_observed obs = {
-		.p50_ns = hybrid_fine_quantile(r->fine, 0.5), .hybrid_poll_time_ns = r->hybrid_poll_time_ns,
+		.p50_ns = hybrid_fine_quantile(r->fine, 0.5), .p90_ns = hybrid_fine_quantile(r->fine, 0.9),
+		.hybrid_poll_time_ns = r->hybrid_poll_time_ns,
 		.cpu_per_read_ns = r->cpu_known && r->reads ? (double)r->cpu_ns / r->reads : -1,
 	};
 	struct hybrid_sleep_figures f;
 	struct hybrid_model_in in;
-	double tied, cpu, n;
+	struct hybrid_learned l;
+	double n;
 
 	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
 		return false;
@@ -115,15 +119,22 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	/* from the probe's figures alone: what was learned before does not feed itself */
 	hybrid_sleep_figures(NULL, probe, &f);
 	hybrid_model_input(&m->r, &f, &in);
-	if (hybrid_model_learn(&in, &obs, &tied, &cpu))
+	if (hybrid_model_learn(&in, &obs, &l))
 		return false;
 	n = e->pairs < HYBRID_TIED_PAIRS ? e->pairs + 1 : HYBRID_TIED_PAIRS;
-	e->tied_ns += (tied - e->tied_ns) / n;
-	e->last_tied_ns = tied;
+	e->tie_share += ((l.tie ? 1.0 : 0.0) - e->tie_share) / n;
+	/* the tie's length follows the pairs that found one */
+	if (l.tie) {
+		n = e->tie_pairs < HYBRID_TIED_PAIRS ? e->tie_pairs + 1 : HYBRID_TIED_PAIRS;
+		e->tied_ns += (l.tied_ns - e->tied_ns) / n;
+		e->tie_pairs++;
+	}
+	e->last_tie = l.tie;
+	e->last_tied_ns = l.tied_ns;
 	e->pairs++;
-	if (obs.cpu_per_read_ns >= 0 && in.cpu_util >= 0) {
+	if (l.cpu_known) {
 		n = e->cpu_pairs < HYBRID_TIED_PAIRS ? e->cpu_pairs + 1 : HYBRID_TIED_PAIRS;
-		e->sleep_cpu_ns += (cpu - e->sleep_cpu_ns) / n;
+		e->sleep_cpu_ns += (l.sleep_cpu_ns - e->sleep_cpu_ns) / n;
 		e->cpu_pairs++;
 	}
 	return true;

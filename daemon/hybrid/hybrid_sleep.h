@@ -5,15 +5,14 @@
  *   overshoot, cpu  the start-up probe's short hrtimer sleeps on an idle
  *                   host (sleep_probe.h): how much longer than asked one
  *                   lasts off the CPU, and its CPU
- *   tied            learned from programs seen both ways on this host: a
+ *   pairs           learned from programs seen both ways on this host: a
  *                   classic window and then a hybrid window of the same
- *                   program (name and executable) at depth ~1. How long
- *                   after the device's next completion a hybrid sleeper
- *                   wakes at the earliest, found by fitting the model's
- *                   hybrid latency to the measured one (hybrid_model.h).
- *                   0 where sleeps end on time (a real timer interrupt);
- *                   large where a sleeper cannot wake while the device
- *                   works (QEMU TCG: ~80-140 us).
+ *                   program (name and executable) at depth ~1. The CPU of
+ *                   one sleep, from the CPU per read; and whether there
+ *                   is a tie, a sleeper that cannot wake before the
+ *                   device's next completion (QEMU TCG, where device and
+ *                   timers share one thread), and how long after it,
+ *                   from the completion times (hybrid_model_learn()).
  *
  * Pure: the caller brings windows and the probe's result.
  */
@@ -54,7 +53,10 @@ struct hybrid_classic_memo {
 
 struct hybrid_sleep_est {
 	uint32_t pairs;			/* pairs learned from */
-	double tied_ns;
+	double tie_share;		/* running share of pairs that found a tie */
+	uint32_t tie_pairs;		/* ... pairs that did */
+	double tied_ns;			/* ... and how long, over those */
+	bool last_tie;
 	double last_tied_ns;
 	uint32_t cpu_pairs;		/* ... of which with both sides' CPU known */
 	double sleep_cpu_ns;		/* one sleep's CPU, learned */
@@ -67,6 +69,7 @@ struct hybrid_sleep_figures {
 	double off_ns;			/* beyond the asked sleep, off the CPU */
 	double cpu_ns;			/* CPU of one sleep (the probe's) */
 	double syscall_ns;
+	bool tie;
 	double tied_ns;
 };
 

@@ -100,8 +100,10 @@ void status_hybrid_sleep_write(struct status_writer *w, const struct hybrid_slee
 	sw_u64(w, "pairs", e->pairs);
 	double_or_null(w, "overshoot_ns", have, f.off_ns);
 	double_or_null(w, "cpu_ns", have, f.cpu_ns);
-	double_or_null(w, "tied_ns", e->pairs, f.tied_ns);
-	double_or_null(w, "last_pair_tied_ns", e->pairs, e->last_tied_ns);
+	sw_bool(w, "tie", f.tie);
+	double_or_null(w, "tied_ns", f.tie, f.tied_ns);
+	double_or_null(w, "tie_share", e->pairs, e->tie_share);
+	double_or_null(w, "last_pair_tied_ns", e->pairs && e->last_tie, e->last_tied_ns);
 	sw_u64(w, "cpu_pairs", e->cpu_pairs);
 	sw_object_end(w);
 }

@@ -27,7 +27,7 @@ static struct sim_params params(unsigned int depth, double t_ns, double sleep_wa
 	fill_tq(constant_tq, t_ns);
 	return (struct sim_params){
 		.depth = depth, .submit_ns = 1 * US, .poll_ns = 0.25 * US, .turn_ns = 1 * US,
-		.sleep_wall_ns = sleep_wall, .sleep_cpu_ns = sleep_cpu, .tq = constant_tq,
+		.sleep_off_ns = sleep_wall - sleep_cpu, .sleep_cpu_ns = sleep_cpu, .tq = constant_tq,
 	};
 }
 
@@ -94,18 +94,23 @@ UT_TEST(sim_hybrid_long_sleep)
 	UT_ASSERT(h.p50_ns > 100 * US);
 }
 
-/* the tie: a sleeper wakes no earlier than tied after the completion */
+/* the tie: a sleeper stays off until tied after the completion, then wakes */
 UT_TEST(sim_tied)
 {
 	struct sim_params p = params(1, 80 * US, 10 * US, 5 * US);
-	struct sim_out h0, h1;
+	struct sim_out free_, h0, h1;
 
+	sim_run(&p, true, &free_);
+	p.tie = true;
 	sim_run(&p, true, &h0);
 	p.tied_ns = 50 * US;
 	sim_run(&p, true, &h1);
 	UT_ASSERT(near(h1.p50_ns - h0.p50_ns, 50 * US, 1 * US));
+	/* tied at 0: the waking half of the sleep's CPU comes after the completion */
+	UT_ASSERT(near(h0.p50_ns - free_.p50_ns, 2.5 * US, 0.5 * US));
 	/* waiting for the wake-up is not spinning */
-	UT_ASSERT(h1.cpu_per_read_ns < h0.cpu_per_read_ns);
+	UT_ASSERT(h0.cpu_per_read_ns < free_.cpu_per_read_ns);
+	UT_ASSERT(near(h1.cpu_per_read_ns, h0.cpu_per_read_ns, 1));
 }
 
 /* at depth 8 one sleep covers several completions */
@@ -191,29 +196,42 @@ UT_TEST(learn_recovers_the_host)
 {
 	struct hybrid_observed obs;
 	struct hybrid_model_in in;
+	struct hybrid_learned l;
 	struct hybrid_pred truth;
 	__u64 fine[UT_FINE_SLOTS];
-	double tied, cpu;
 
-	one_slot(fine, 100 * US, 10000);
+	/* completion times spread over 60-140 us, so that the 90th percentile says something */
+	memset(fine, 0, sizeof(fine));
+	for (uint64_t ns = 60000; ns < 140000; ns += 4000)
+		fine[hist_fine_slot(ns)] += 500;
 	in = classic_in(fine, 100 * US);
 	/* the truth: a tie of 70 us, 12 us of CPU a sleep; what hybrid then measures */
+	in.tie = true;
 	in.tied_ns = 70 * US;
 	in.sleep_cpu_ns = 12 * US;
 	hybrid_model_predict(&in, &truth);
 	UT_ASSERT(truth.valid);
-	obs.p50_ns = truth.p50_ns;
+	obs.p50_ns = hybrid_fine_quantile(fine, 0.5) + truth.p50_ns - 100 * US;
 	obs.hybrid_poll_time_ns = 0;
 	obs.cpu_per_read_ns = (1 - truth.cpu_per_read_saving) * 1e9 / in.iops;
+	/* the predicted p90 is not an output: the tie moves every read by the same */
+	obs.p90_ns = hybrid_fine_quantile(fine, 0.9) + (obs.p50_ns - hybrid_fine_quantile(fine, 0.5));
 	/* what the daemon starts from: the probe's 5 us of CPU, no tie */
+	in.tie = false;
 	in.tied_ns = 0;
 	in.sleep_cpu_ns = 5 * US;
-	UT_ASSERT(hybrid_model_learn(&in, &obs, &tied, &cpu) == 0);
-	UT_ASSERT(near(tied, 70 * US, 3 * US));
-	UT_ASSERT(near(cpu, 12 * US, 1.5 * US));
+	UT_ASSERT(hybrid_model_learn(&in, &obs, &l) == 0);
+	UT_ASSERT(l.cpu_known && l.tie);
+	UT_ASSERT(near(l.tied_ns, 70 * US, 8 * US));
+	UT_ASSERT(near(l.sleep_cpu_ns, 12 * US, 2 * US));
+	/* a hybrid no slower than classic: no tie */
+	obs.p50_ns = hybrid_fine_quantile(fine, 0.5);
+	obs.p90_ns = hybrid_fine_quantile(fine, 0.9);
+	UT_ASSERT(hybrid_model_learn(&in, &obs, &l) == 0);
+	UT_ASSERT(!l.tie);
 	/* a pair with nothing to say */
 	in.reads = 0;
-	UT_ASSERT(hybrid_model_learn(&in, &obs, &tied, &cpu) < 0);
+	UT_ASSERT(hybrid_model_learn(&in, &obs, &l) < 0);
 }
 
 /* the bounds: a saving at the bound is in, a loss at the bound is in */
