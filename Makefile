@@ -325,7 +325,7 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 FUZZ_BUILD	?= build-fuzz
 ASAN_BUILD	?= build-asan
 FUZZ_SECONDS	?= 60
-FUZZ_ALL	:= config journal control agent_server agent_wire cli_json
+FUZZ_ALL	:= config journal control agent_server agent_wire cli_json verdicts
 FUZZ_TARGETS	?= $(FUZZ_ALL)
 SAN_FLAGS	:= -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS	:= -O1 -g $(SAN_FLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE $(CFLAGS_JSON)
@@ -347,8 +347,9 @@ FUZZ_SRCS_control	:= $(filter-out daemon/main.c daemon/loop.c daemon/daemon.c \
 # the agent server's message sequences: the same daemon, a fake kernel
 FUZZ_SRCS_agent_server	:= $(FUZZ_SRCS_control) tests/unit/fake_kernel.c
 FUZZ_SRCS_agent_wire	:=
+FUZZ_SRCS_verdicts	:= daemon/hybrid/verdicts.c daemon/hybrid/verdict_json.c
 FUZZ_SRCS_cli_json	:= cli/client.c cli/bill_view.c cli/status_table.c cli/ring_view.c cli/strbuf.c \
-			   cli/reply_parse.c cli/advice_view.c
+			   cli/reply_parse.c cli/advice_view.c cli/verdict_view.c
 FUZZ_LIBS		:= $(LIBS_JSON) $(LIBS_YAJL) $(LIBS_INIH) $(LIBS_SYSTEMD)
 
 .PHONY: fuzz fuzz-build sanitize-build

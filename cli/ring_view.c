@@ -17,6 +17,7 @@
 #include "bill_view.h"
 #include "status_table.h"
 #include "strbuf.h"
+#include "verdict_view.h"
 
 /* width of the key column of the header */
 #define RV_KEY_W	15
@@ -365,6 +366,28 @@ static void rv_hist(struct json_object *bp, FILE *out, int width)
 	rv_hist_bars(count, lo, hi, max, out, width);
 }
 
+/* the ring's recent windows, and the hybrid model's prediction on them */
+static void rv_iopoll_window(struct json_object *iop, FILE *out)
+{
+	struct json_object *win = jget(iop, "window"), *adv = jget(iop, "advice");
+	double iops = 0, qd = 0, util, cpr, saving, change, p50;
+	char cpu[64] = "CPU not known", lat[24];
+
+	if (win && jget_num(win, "iops", &iops) && jget_num(win, "qd", &qd)) {
+		if (jget_num(win, "cpu_util", &util) && jget_num(win, "cpu_per_read_ns", &cpr))
+			snprintf(cpu, sizeof(cpu), "CPU %.0f%%, %.1f us per read", util * 100,
+				 cpr / 1000);
+		fprintf(out, "%-*s%.0f reads/s while busy, %.1f in flight, %s\n", RV_KEY_W,
+			"iopoll window", iops, qd, cpu);
+	}
+	if (adv && jget_num(adv, "cpu_per_read_saving", &saving) &&
+	    jget_num(adv, "iops_change", &change) && jget_num(adv, "p50_ns", &p50)) {
+		rv_duration((uint64_t)p50, lat, sizeof(lat));
+		fprintf(out, "%-*s%+.0f%% CPU per read, %+.0f%% IOPS, p50 %s\n", RV_KEY_W,
+			"hybrid predicted", -saving * 100, change * 100, lat);
+	}
+}
+
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
 static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 {
@@ -384,9 +407,12 @@ static void rv_iopoll(struct json_object *iop, FILE *out, int width)
 	mode = rv_esc(iop, "mode", true);
 	fprintf(out, "%-*s%s, %" PRIu64 " completions, %" PRIu64 " in flight, p50 %s, p99 %s\n",
 		RV_KEY_W, "iopoll", mode ? mode : "-", n, inflight, a, b);
+	rv_iopoll_window(iop, out);
 	fprintf(out, "%-*s%s\n", RV_KEY_W, "hybrid advice", why ? why : "-");
 	free(mode);
 	free(why);
+	/* what hybrid did for the ring's program, measured (verdict_view.c) */
+	verdict_view_print(iop, out, RV_KEY_W);
 	rv_hist_read(jget(iop, "hist_log2_ns"), count, &lo, &hi, &max);
 	if (lo < 0)
 		return;

@@ -187,7 +187,7 @@ static void st_fmt_ns(char *buf, size_t len, uint64_t ns)
 		snprintf(buf, len, "%.1fms", ns / 1e6);
 }
 
-/* "  iopoll classic: N completions, p50 X p99 Y; hybrid ~S% less spinning: ..." */
+/* "  iopoll classic: N completions, p50 X p99 Y; hybrid: ... (predicted ...)" */
 static char *st_iopoll_line(struct json_object *iop)
 {
 	struct json_object *adv = jget(iop, "advice");
@@ -195,7 +195,8 @@ static char *st_iopoll_line(struct json_object *iop)
 	char a[32] = "-", b[32] = "-";
 	const char *mode = NULL;
 	int rec = jget_bool(adv, "recommend_hybrid");
-	double saving = 0;
+	double saving = 0, change = 0;
+	char pred[96] = "";
 
 	if (json_object_is_type(jget(iop, "mode"), json_type_string))
 		mode = json_object_get_string(jget(iop, "mode"));
@@ -205,14 +206,16 @@ static char *st_iopoll_line(struct json_object *iop)
 		st_fmt_ns(a, sizeof(a), p50);
 	if (jget_u64(iop, "p99_ns", &p99))
 		st_fmt_ns(b, sizeof(b), p99);
-	jget_num(adv, "hybrid_cpu_saving", &saving);
+	if (jget_num(adv, "cpu_per_read_saving", &saving) && jget_num(adv, "iops_change", &change))
+		snprintf(pred, sizeof(pred), " (predicted %+.0f%% CPU per read, %+.0f%% IOPS)",
+			 -saving * 100, change * 100);
 	return cli_msgf("  iopoll %s: %" PRIu64 " completions, p50 %s p99 %s, %" PRIu64
-		       " in flight; hybrid: %s (~%.0f%% of the spinning)",
+		       " in flight; hybrid: %s%s",
 		       mode && !strcmp(mode, "hybrid") ? "hybrid" : "classic", n, a, b,
 		       inflight,
 		       mode && !strcmp(mode, "hybrid") ? "on" :
-		       rec > 0 ? "recommended" : n ? "not recommended" : "too few completions",
-		       saving * 100);
+		       rec > 0 ? "recommended" : pred[0] ? "not recommended" : "no prediction yet",
+		       pred);
 }
 
 static int st_row_fill(struct st_row *row, struct json_object *ring)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "agent_policy.h"
+#include "hybrid_auto.h"
 #include "select.h"
 #include "uring_abi.h"
 
@@ -34,6 +35,7 @@ static void decide_hybrid(const struct agent_request *req, enum ut_agent_want wa
 			  const struct agent_context *ctx, struct agent_decision *out)
 {
 	uint32_t f = req->setup_flags;
+	struct hybrid_auto_answer ans;
 
 	if (!(f & UT_SETUP_IOPOLL)) {
 		/* nothing to say about hybrid polling on a ring without IOPOLL */
@@ -56,14 +58,11 @@ static void decide_hybrid(const struct agent_request *req, enum ut_agent_want wa
 		say(out, "hybrid: HYBRID_IOPOLL added");
 		break;
 	case UT_WANT_AUTO:
-		if (ctx->advised_hybrid > 0) {
-			out->hybrid = true;
-			say(out, "hybrid: added, the advisor recommended it for this program");
-		} else if (ctx->advised_hybrid == 0) {
-			say(out, "hybrid: classic, the advisor did not recommend it for this program");
-		} else {
-			say(out, "hybrid: classic, no IOPOLL history of this program yet (auto)");
-		}
+		/* measured verdict, else the newest prediction, else classic */
+		hybrid_auto_decide(ctx->verdict, ctx->live_pred, &ctx->bounds, ctx->now_unix_s,
+				   &ans);
+		out->hybrid = ans.hybrid;
+		say(out, ans.why);
 		break;
 	case UT_WANT_OFF:
 		say(out, "hybrid: off as asked");

@@ -17,7 +17,9 @@
 
 #include "agent_abi.h"
 #include "config.h"
+#include "hybrid_model.h"
 #include "tuner.h"
+#include "verdicts.h"
 
 struct agent_request {
 	uint32_t setup_flags;		/* what the program asked io_uring_setup for */
@@ -33,10 +35,14 @@ struct agent_context {
 	bool selected;			/* [select] picks the process */
 	const char *select_why;		/* ... and if not, why (select_matches()) */
 	/*
-	 * hybrid = auto: the IOPOLL advisor's verdict on the last IOPOLL ring
-	 * of a process with this comm: 1 hybrid, 0 classic, -1 none seen yet
+	 * hybrid = auto (hybrid_auto.h): the program's verdict record (NULL:
+	 * none), a prediction live on one of its classic rings now (NULL:
+	 * none), the bounds ([agent] hybrid_min_saving, hybrid_max_loss)
 	 */
-	int advised_hybrid;
+	const struct hv_record *verdict;
+	const struct hybrid_pred *live_pred;
+	struct hv_bounds bounds;
+	uint64_t now_unix_s;
 	/* IORING_REGISTER_QUERY said this kernel has no HYBRID_IOPOLL (hybrid_support.h) */
 	bool hybrid_absent;
 };

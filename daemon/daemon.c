@@ -16,6 +16,7 @@
 #include "backend_pidfd.h"
 #include "clock.h"
 #include "daemon.h"
+#include "window_feed.h"
 #include "log.h"
 #include "select.h"
 #include "uring_query.h"
@@ -116,6 +117,26 @@ static void start_identity(struct ut_daemon *d)
 	probe_hybrid(d);
 }
 
+/* the [agent] bounds hybrid = auto keeps */
+static struct hv_bounds hybrid_bounds(const struct ut_config *cfg)
+{
+	return (struct hv_bounds){
+		.min_saving = cfg->agent.hybrid_min_saving,
+		.max_loss = cfg->agent.hybrid_max_loss,
+	};
+}
+
+/* the verdicts a previous run kept (observe mode too: verdict_file.h) */
+static void start_verdicts(struct ut_daemon *d)
+{
+	struct hv_bounds b = hybrid_bounds(&d->cfg);
+
+	verdicts_init(&d->verdicts, &b);
+	if (!verdict_file_open(&d->verdict_file, d->cfg.state_dir))
+		verdict_file_load(&d->verdict_file, &d->verdicts);
+	d->agent.verdicts = &d->verdicts;
+}
+
 /* the parts, told of each other; nothing opened yet */
 static int start_parts(struct ut_daemon *d)
 {
@@ -128,10 +149,12 @@ static int start_parts(struct ut_daemon *d)
 
 	agent_server_init(&d->agent, &d->reg, &d->lc, &d->cfg);
 	d->agent.hybrid = &d->hybrid;
+	start_verdicts(d);
 	d->inv = (struct inventory){
 		.reg = &d->reg, .trace = &d->trace, .iopoll = &d->iopoll, .cfg = &d->cfg,
 		.lc = &d->lc, .agent = &d->agent, .hybrid = &d->hybrid,
 		.sleep_probe = &d->sleep_probe,
+		.on_iopoll_window = window_feed, .on_iopoll_window_arg = &d->verdicts,
 	};
 	d->lc.self_pid = d->self_pid;
 	d->lc.napi_supported = d->napi_supported;
@@ -221,6 +244,8 @@ void daemon_events(struct ut_daemon *d)
 
 void daemon_tick(struct ut_daemon *d)
 {
+	struct hv_bounds b;
+
 	trace_consume(&d->trace);
 	inventory_tick(&d->inv);
 	inventory_refresh_stats(&d->inv);
@@ -228,6 +253,10 @@ void daemon_tick(struct ut_daemon *d)
 	lifecycle_flush(&d->lc);
 	agent_server_tick(&d->agent);
 	inventory_iopoll_hooks(&d->inv);
+	/* a reload's bounds judge every program again */
+	b = hybrid_bounds(&d->cfg);
+	verdicts_set_bounds(&d->verdicts, &b);
+	verdict_file_tick(&d->verdict_file, &d->verdicts, now_ns());
 }
 
 int daemon_stop(struct ut_daemon *d)
@@ -237,6 +266,7 @@ int daemon_stop(struct ut_daemon *d)
 	/* restore every ring uringtune changed, whatever stopped the loop */
 	failed = lifecycle_stop(&d->lc);
 	agent_server_close(&d->agent);
+	verdict_file_close(&d->verdict_file, &d->verdicts);
 	inventory_fini(&d->inv);
 	iopoll_close(&d->iopoll);
 	trace_close(&d->trace);

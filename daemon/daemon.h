@@ -23,6 +23,8 @@
 #include "registry.h"
 #include "reload_state.h"
 #include "trace.h"
+#include "verdict_file.h"
+#include "verdicts.h"
 #include "version.h"
 
 struct ut_daemon {
@@ -46,6 +48,9 @@ struct ut_daemon {
 	struct lifecycle lc;
 	struct journal_committer committer;	/* the journal's thread (lc.commit) */
 	struct ut_agent_server agent;
+	/* what hybrid IOPOLL did for each program, kept in state_dir (verdicts.h) */
+	struct verdicts verdicts;
+	struct verdict_file verdict_file;
 
 	/* Prometheus textfile export (export.c), for status and metrics */
 	char export_path[PATH_MAX];	/* the file last written, "" if none */

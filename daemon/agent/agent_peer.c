@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "io_util.h"
 #include "proc_stat.h"
+#include "program_exe.h"
 #include "select.h"
 
 #ifndef SO_PEERPIDFD
@@ -127,6 +128,7 @@ const struct agent_sys agent_sys_kernel = {
 	.holds = sys_holds,
 	.dup_pidfd = sys_dup_pidfd,
 	.comm = sys_comm,
+	.exe = program_exe,
 	.token = sys_token,
 };
 

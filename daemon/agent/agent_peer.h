@@ -46,6 +46,8 @@ struct agent_sys {
 	int (*dup_pidfd)(const struct agent_peer *p);
 	/* /proc/PID/comm, "" if gone */
 	void (*comm)(pid_t pid, char *comm, size_t len);
+	/* its executable (program_exe.h); NULL: not known ("") */
+	void (*exe)(pid_t pid, char *exe, size_t len);
 	/* a new slot token: random, never 0 */
 	uint64_t (*token)(void);
 };

@@ -189,7 +189,7 @@ static void on_hello(struct ut_agent_server *a, const struct agent_peer *peer,
 		return;
 	req.comm = comm;
 	ctx.selected = env->selects(env->arg, pid, comm, &ctx.select_why);
-	ctx.advised_hybrid = as_advised(a, comm);
+	as_hybrid_context(a, pid, comm, &ctx);
 	ctx.hybrid_absent = hybrid_support_absent(a->hybrid);
 	agent_decide(&req, a->cfg, &ctx, &dec);
 

@@ -26,6 +26,7 @@
 #include "tune_backend.h"
 #include "tuner.h"
 #include "uringtune.h"
+#include "verdicts.h"
 
 /* what the agent said of its setup: shown in status as its words, never decided on */
 struct agent_report {
@@ -57,13 +58,6 @@ struct agent_slot_info {
 	struct tuner_setting napi_setting;
 	struct agent_report reported;
 	char why[128];
-};
-
-/* the IOPOLL advisor's verdict on the last gone IOPOLL ring of a process name */
-#define AGENT_HISTORY_MAX	64
-struct agent_history {
-	char comm[UT_COMM_LEN];
-	bool recommend;
 };
 
 /* why a message, connection or slot was refused: every one is counted */
@@ -101,8 +95,8 @@ struct ut_agent_server {
 	struct agent_page page;
 	char page_error[PATH_MAX + 80];	/* why there is no page, "" if there is */
 	struct agent_slot_info *info;	/* UT_AGENT_PAGE_SLOTS */
-	struct agent_history history[AGENT_HISTORY_MAX];
-	unsigned int n_history;
+	/* hybrid = auto: what hybrid did for each program (NULL: nothing known) */
+	const struct verdicts *verdicts;
 	struct agent_ratelimit rl;	/* refusal warnings, per uid */
 
 	/* counters, for status and metrics */

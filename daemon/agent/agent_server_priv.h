@@ -9,6 +9,7 @@
 
 /* not agent_server.h: a module of its own, below agent_server.c and agent_slots.c */
 struct ut_agent_server;
+struct agent_context;
 struct ut_ring;
 
 /* a slot handed out whose ring never came (the program hangs in between) */
@@ -35,7 +36,8 @@ void as_save_owner(struct ut_agent_server *a, uint32_t slot);
 int as_try_attach(struct ut_agent_server *a, uint32_t slot);
 /* the program manages NAPI on that slot's ring now: no NAPI decision any more */
 void as_forget_napi(struct ut_agent_server *a, uint32_t slot);
-/* hybrid = auto: the advisor's verdict for that process name; -1 none */
-int as_advised(const struct ut_agent_server *a, const char *comm);
+/* hybrid = auto: what is known of process @pid's program (@comm), for agent_decide() */
+void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *comm,
+		       struct agent_context *ctx);
 
 #endif /* UT_AGENT_SERVER_PRIV_H */

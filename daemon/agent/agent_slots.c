@@ -14,13 +14,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "abi_names.h"
+#include "agent_policy.h"
 #include "agent_server.h"
 #include "agent_server_priv.h"
+#include "iopoll_window.h"
 #include "clock.h"
-#include "iopoll_advice.h"
 #include "log.h"
 #include "setup_flags.h"
 #include "uring_abi.h"
@@ -355,66 +357,48 @@ void agent_server_tick(struct ut_agent_server *a)
 	agent_ratelimit_flush(&a->rl, now, say_suppressed, a);
 }
 
-/* the IOPOLL advisor on one ring: 1 hybrid, 0 classic, -1 too few completions to say */
-static int ring_advice(const struct ut_ring *ring)
+/* the newest prediction on a classic IOPOLL ring of (comm, exe) open now, or NULL */
+static const struct hybrid_pred *live_prediction(const struct ut_agent_server *a, const char *comm,
+						 const char *exe)
 {
-	struct iopoll_summary sum;
-	struct iopoll_advice adv;
-
-	if (!(ring->obs.setup_flags & UT_SETUP_IOPOLL) || !ring->obs.have_iop)
-		return -1;
-	iopoll_summarize(ring->obs.iop, &sum);
-	if (sum.completions < IOPOLL_ADVICE_MIN_COMPLETIONS)
-		return -1;
-	iopoll_advise(&sum, ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL,
-		      ring->obs.iop->hybrid_poll_time_ns, &adv);
-	return adv.recommend;
-}
-
-int as_advised(const struct ut_agent_server *a, const char *comm)
-{
+	const struct hybrid_pred *best = NULL;
+	uint64_t newest = 0;
 	struct ut_ring *ring;
 	size_t i;
-	int v;
 
-	registry_for_each(a->reg, i, ring)
-		if (!strncmp(ring->obs.holder.comm, comm, UT_COMM_LEN) &&
-		    (v = ring_advice(ring)) >= 0)
-			return v;
-	for (i = 0; i < a->n_history; i++)
-		if (!strncmp(a->history[i].comm, comm, UT_COMM_LEN))
-			return a->history[i].recommend;
-	return -1;
+	registry_for_each(a->reg, i, ring) {
+		const struct iopoll_window *w = ring->obs.iopw;
+
+		if (!w || !w->pred.valid || (ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL) ||
+		    strncmp(ring->obs.holder.comm, comm, UT_COMM_LEN) || strcmp(w->exe, exe))
+			continue;
+		if (!best || w->mark.t_ns > newest) {
+			best = &w->pred;
+			newest = w->mark.t_ns;
+		}
+	}
+	return best;
 }
 
-/* a gone IOPOLL ring's verdict, kept for the next program of that name */
-static void remember_advice(struct ut_agent_server *a, const struct ut_ring *ring)
+void as_hybrid_context(const struct ut_agent_server *a, pid_t pid, const char *comm,
+		       struct agent_context *ctx)
 {
-	int v = ring_advice(ring);
-	unsigned int i;
+	char exe[HV_EXE_LEN] = "";
 
-	if (v < 0)
-		return;
-	for (i = 0; i < a->n_history; i++)
-		if (!strncmp(a->history[i].comm, ring->obs.holder.comm, UT_COMM_LEN))
-			break;
-	if (i == a->n_history) {
-		/* full: the oldest entry makes room (entries move up one) */
-		if (a->n_history == AGENT_HISTORY_MAX) {
-			memmove(a->history, a->history + 1,
-				(AGENT_HISTORY_MAX - 1) * sizeof(a->history[0]));
-			i = AGENT_HISTORY_MAX - 1;
-		} else {
-			a->n_history++;
-		}
-		memcpy(a->history[i].comm, ring->obs.holder.comm, UT_COMM_LEN);
-	}
-	a->history[i].recommend = v;
+	if (a->sys->exe)
+		a->sys->exe(pid, exe, sizeof(exe));
+	ctx->verdict = a->verdicts ? verdicts_find(a->verdicts, comm, exe) : NULL;
+	/* a classic ring of the program open now: the model's answer on it */
+	ctx->live_pred = live_prediction(a, comm, exe);
+	ctx->bounds = (struct hv_bounds){
+		.min_saving = a->cfg->agent.hybrid_min_saving,
+		.max_loss = a->cfg->agent.hybrid_max_loss,
+	};
+	ctx->now_unix_s = (uint64_t)time(NULL);
 }
 
 void agent_server_ring_gone(struct ut_agent_server *a, const struct ut_ring *ring)
 {
-	remember_advice(a, ring);
 	/* every slot of the ring's: only an attached ring has any */
 	if (!ring->agent.via || !as_have_page(a))
 		return;

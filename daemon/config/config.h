@@ -68,6 +68,9 @@ struct ut_agent_cfg {
 	char napi_comm[UT_SELECT_MAX][16];	/* NAPI on their SINGLE_ISSUER rings */
 	unsigned int n_napi_comm;
 	unsigned int slots_per_uid;	/* policy-page slots one user may hold */
+	/* hybrid = auto: the bounds a program's hybrid rings must keep (hybrid_auto.h) */
+	double hybrid_min_saving;	/* CPU per read saved, at least (0..1) */
+	double hybrid_max_loss;		/* IOPS lost, at most (0..1) */
 };
 
 struct ut_config {

@@ -121,6 +121,12 @@ const struct config_key config_keys[] = {
 	  .doc = "processes whose IOPOLL rings get it when the advisor says so" },
 	{ "agent", "napi_comm", config_parse_comms, AGENT_LIST(napi_comm),
 	  .doc = "processes whose SINGLE_ISSUER rings get NAPI busy polling" },
+	{ "agent", "hybrid_min_saving", config_parse_decimal, FIELD(agent.hybrid_min_saving),
+	  .min = 0, .max = 1,
+	  .doc = "hybrid = auto: least CPU per read hybrid must save (0.25: 25%)" },
+	{ "agent", "hybrid_max_loss", config_parse_decimal, FIELD(agent.hybrid_max_loss),
+	  .min = 0, .max = 1,
+	  .doc = "hybrid = auto: most IOPS hybrid may lose (0.10: 10%)" },
 };
 
 _Static_assert(ARRAY_SIZE(config_keys) == CONFIG_NR_KEYS,

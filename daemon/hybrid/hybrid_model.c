@@ -7,6 +7,7 @@
  * does nothing else, a device whose times do not depend on load) cancel
  * out as far as they can.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,9 +21,8 @@
 #define POLL_PER_SUBMIT		0.25
 
 /* the completion time at quantile u, evenly spread inside its fine slot */
-static double fine_quantile(const void *arg, double u)
+static double fine_quantile(const __u64 *fine, double u)
 {
-	const __u64 *fine = arg;
 	double total = 0, rank, below = 0;
 	unsigned int i;
 
@@ -40,6 +40,24 @@ static double fine_quantile(const void *arg, double u)
 	       (double)(hist_fine_hi(i) - hist_fine_lo(i));
 }
 
+/* the simulation's table: quantiles (k + 0.5) / SIM_QUANTILES, in one pass */
+static void quantile_table(const __u64 *fine, double tq[SIM_QUANTILES])
+{
+	double total = 0, below = 0, rank;
+	unsigned int i = 0, k;
+
+	for (k = 0; k < UT_FINE_SLOTS; k++)
+		total += fine[k];
+	for (k = 0; k < SIM_QUANTILES; k++) {
+		rank = (k + 0.5) / SIM_QUANTILES * total;
+		while (i < UT_FINE_SLOTS - 1 && below + fine[i] <= rank)
+			below += fine[i++];
+		tq[k] = hist_fine_lo(i);
+		if (fine[i])
+			tq[k] += (rank - below) / fine[i] * (double)(hist_fine_hi(i) - hist_fine_lo(i));
+	}
+}
+
 static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *out)
 {
 	if (in->reads < HYBRID_MODEL_MIN_READS || !in->fine || in->iops <= 0 || in->mean_ns <= 0) {
@@ -55,7 +73,7 @@ static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *ou
 	return true;
 }
 
-static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
+static void params_of(const struct hybrid_model_in *in, struct sim_params *p, double *tq)
 {
 	double submit = in->submit_ns, h;
 
@@ -76,22 +94,25 @@ static void params_of(const struct hybrid_model_in *in, struct sim_params *p)
 	 */
 	h = in->hybrid_poll_time_ns ? (double)in->hybrid_poll_time_ns :
 				      (p->depth + 2) * submit;
-	p->sleep_wall_ns = h / 2 + in->overshoot_ns + in->sleep_cpu_ns;
+	p->sleep_off_ns = h / 2 + in->overshoot_ns;
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
-	p->quantile = fine_quantile;
-	p->arg = in->fine;
+	p->tie = in->tie;
+	p->tied_ns = in->tied_ns;
+	quantile_table(in->fine, tq);
+	p->tq = tq;
 }
 
 void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out)
 {
 	double wall_m, cpu_m, wall_h, cpu_h, util;
+	double tq[SIM_QUANTILES];
 	struct sim_out c, h;
 	struct sim_params p;
 
 	memset(out, 0, sizeof(*out));
 	if (!have_inputs(in, out))
 		return;
-	params_of(in, &p);
+	params_of(in, &p, tq);
 	sim_run(&p, false, &c);
 	sim_run(&p, true, &h);
 	if (c.wall_per_read_ns <= 0 || c.cpu_per_read_ns <= 0) {
@@ -113,12 +134,105 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 	out->cpu_util = cpu_h / wall_h;
 	out->p50_ns = h.p50_ns;
 	out->p99_ns = h.p99_ns;
-	out->sleep_ns = p.sleep_wall_ns;
+	out->sleep_ns = p.sleep_off_ns + p.sleep_cpu_ns;
 	snprintf(out->why, sizeof(out->why),
 		 "at depth %u, %.1f us per read: each hybrid sleep lasts %.1f us here "
 		 "(%.2f per read): %+.0f%% CPU per read, %+.0f%% IOPS",
-		 p.depth, wall_m / 1000, p.sleep_wall_ns / 1000, h.sleeps_per_read,
+		 p.depth, wall_m / 1000, out->sleep_ns / 1000, h.sleeps_per_read,
 		 -out->cpu_per_read_saving * 100, out->iops_change * 100);
+}
+
+/* bisection steps: the tie to within 2^-TIED_STEPS of its range */
+#define TIED_STEPS		16
+#define TIED_MAX_NS		(10.0 * 1000 * 1000)
+
+/* the tie that makes the simulated hybrid median exceed classic's by @target */
+static double fit_tied(struct sim_params *p, const struct sim_out *c, double target)
+{
+	double lo = 0, hi = TIED_MAX_NS;
+	struct sim_out h;
+
+	p->tie = true;
+	p->tied_ns = 0;
+	sim_run(p, true, &h);
+	if (h.p50_ns - c->p50_ns >= target)
+		return 0;
+	for (int i = 0; i < TIED_STEPS; i++) {
+		p->tied_ns = (lo + hi) / 2;
+		sim_run(p, true, &h);
+		if (h.p50_ns - c->p50_ns < target)
+			lo = p->tied_ns;
+		else
+			hi = p->tied_ns;
+	}
+	return p->tied_ns = (lo + hi) / 2;
+}
+
+/* the sleep's CPU that makes the simulated CPU per read differ as measured */
+static double fit_cpu(struct sim_params *p, const struct sim_out *c, double d_meas)
+{
+	struct sim_out h;
+	double cpu;
+
+	sim_run(p, true, &h);
+	/* at depth ~1 every read sleeps once: the difference moves with it one for one */
+	cpu = p->sleep_cpu_ns + d_meas - (h.cpu_per_read_ns - c->cpu_per_read_ns) /
+	      (h.sleeps_per_read ? h.sleeps_per_read : 1);
+	return cpu > 0 ? cpu : 0;
+}
+
+/* how far the simulated hybrid's median and 90th percentile are from @h's */
+static double miss(const struct sim_params *p, const struct sim_out *c, const double meas[2])
+{
+	struct sim_out h;
+	double a, b;
+
+	sim_run(p, true, &h);
+	a = h.p50_ns - c->p50_ns - meas[0];
+	b = h.p90_ns - c->p90_ns - meas[1];
+
+	return (a < 0 ? -a : a) + (b < 0 ? -b : b);
+}
+
+int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
+		       struct hybrid_learned *out)
+{
+	struct hybrid_model_in in = *classic;
+	double tq[SIM_QUANTILES], d[2], d_cpu, tied_miss;
+	struct hybrid_pred none;
+	struct sim_params p, tp;
+	struct sim_out c;
+
+	memset(out, 0, sizeof(*out));
+	out->sleep_cpu_ns = classic->sleep_cpu_ns;
+	if (!have_inputs(classic, &none) || h->p50_ns <= 0)
+		return -EINVAL;
+	in.tie = false;
+	in.hybrid_poll_time_ns = h->hybrid_poll_time_ns;
+	params_of(&in, &p, tq);
+	sim_run(&p, false, &c);
+	/* the measured differences, hybrid less classic, at the median and the 90th */
+	d[0] = h->p50_ns - fine_quantile(classic->fine, 0.5);
+	d[1] = h->p90_ns - fine_quantile(classic->fine, 0.9);
+	out->cpu_known = h->cpu_per_read_ns >= 0 && classic->cpu_util >= 0;
+	d_cpu = out->cpu_known ? h->cpu_per_read_ns - classic->cpu_util * 1e9 / classic->iops : 0;
+	/* a sleep's CPU (it moves the latency too), then tie or no tie; twice, each on the other */
+	for (int round = 0; round < 2; round++) {
+		if (out->cpu_known)
+			p.sleep_cpu_ns = fit_cpu(out->tie ? &tp : &p, &c, d_cpu);
+		tp = p;
+		out->tied_ns = fit_tied(&tp, &c, d[0]);
+		tied_miss = miss(&tp, &c, d);
+		out->tie = tied_miss < miss(&p, &c, d);
+		tp.sleep_cpu_ns = p.sleep_cpu_ns;
+	}
+	out->sleep_cpu_ns = p.sleep_cpu_ns;
+	return 0;
+}
+
+double hybrid_fine_quantile(const __u64 *fine, double u)
+{
+	return fine_quantile(fine, u);
 }
 
 bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss)

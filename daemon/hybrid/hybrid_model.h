@@ -58,6 +58,8 @@ struct hybrid_model_in {
 	double overshoot_ns;
 	double sleep_cpu_ns;
 	double syscall_ns;
+	bool tie;			/* hybrid_sim.h: a sleeper waits for the device */
+	double tied_ns;
 	/* the kernel's hybrid_poll_time if known (the ring is hybrid), else 0 */
 	uint64_t hybrid_poll_time_ns;
 };
@@ -67,6 +69,37 @@ struct hybrid_model_in {
  * missing) when the window or the host's figures are not there yet.
  */
 void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out);
+
+/* what a hybrid window of the same program measured, to learn from */
+struct hybrid_observed {
+	double p50_ns, p90_ns;		/* completion time */
+	uint64_t hybrid_poll_time_ns;
+	double cpu_per_read_ns;		/* < 0 not known */
+};
+
+struct hybrid_learned {
+	bool cpu_known;			/* both windows had their thread's CPU */
+	double sleep_cpu_ns;		/* one sleep's CPU */
+	bool tie;			/* a sleeper waits for the device's next completion */
+	double tied_ns;			/* ... and this long after it */
+};
+
+/*
+ * The host's sleep, learned from one program's pair of windows at depth ~1:
+ * @classic (a classic window as the model's input) and @h. First the CPU
+ * of one sleep that makes the simulated difference in CPU per read the
+ * measured one (the probe's kept if either side's CPU is not known); then
+ * tie or not: with a tie, tied_ns makes the simulated hybrid median exceed
+ * the classic one by what was measured, and the tie is taken if that
+ * matches the median and the 90th percentile better than no tie does
+ * (quantiles, not means: one stall of the host must not teach a long tie).
+ * -EINVAL when the pair says nothing (no sleep figures, too few reads).
+ */
+int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
+		       struct hybrid_learned *out);
+
+/* the completion time at quantile u of a fine histogram (hist.h), interpolated */
+double hybrid_fine_quantile(const __u64 *fine, double u);
 
 /* within the bounds: saving >= min_saving and IOPS loss <= max_loss */
 bool hybrid_pred_within(const struct hybrid_pred *p, double min_saving, double max_loss);

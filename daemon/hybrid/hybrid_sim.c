@@ -36,7 +36,7 @@ static void sim_submit(struct sim *s)
 		if (s->u >= 1)
 			s->u -= 1;
 		r->issue = s->t;
-		r->done = s->t + s->p->quantile(s->p->arg, s->u);
+		r->done = s->t + s->p->tq[(unsigned int)(s->u * SIM_QUANTILES) % SIM_QUANTILES];
 		r->slept = r->ready = false;
 	}
 }
@@ -57,6 +57,24 @@ static bool sim_poll(struct sim *s)
 	return found;
 }
 
+/* a hybrid sleep: half its CPU, off the CPU (tied or not), the other half */
+static void sim_sleep(struct sim *s)
+{
+	double half = s->p->sleep_cpu_ns / 2, wake, next = 0;
+
+	s->t += half;
+	wake = s->t + s->p->sleep_off_ns;
+	if (s->p->tie) {
+		for (unsigned int i = 0; i < s->n; i++)
+			if (!s->req[i].ready && s->req[i].done > s->t && (!next || s->req[i].done < next))
+				next = s->req[i].done;
+		if (next && next + s->p->tied_ns > wake)
+			wake = next + s->p->tied_ns;
+	}
+	s->t = wake + half;
+	s->cpu += s->p->sleep_cpu_ns;
+}
+
 /*
  * One io_do_iopoll() pass: did it change anything (a sleep or a find)? The
  * pass stops at the first request already found; if that is not the oldest
@@ -71,8 +89,7 @@ static bool sim_pass(struct sim *s)
 			return false;
 		if (s->hybrid && !r->slept) {
 			r->slept = true;
-			s->t += s->p->sleep_wall_ns;
-			s->cpu += s->p->sleep_cpu_ns;
+			sim_sleep(s);
 			s->sleeps++;
 			sim_poll(s);
 			return true;
@@ -149,7 +166,10 @@ void sim_run(const struct sim_params *p, bool hybrid, struct sim_out *out)
 	out->wall_per_read_ns = (s.t - s.t0) / SIM_READS;
 	out->cpu_per_read_ns = (s.cpu - s.cpu0) / SIM_READS;
 	out->sleeps_per_read = (double)(s.sleeps - s.sleeps0) / SIM_READS;
+	for (unsigned int i = 0; i < SIM_READS; i++)
+		out->mean_ns += lat[i] / SIM_READS;
 	qsort(lat, SIM_READS, sizeof(lat[0]), cmp_double);
 	out->p50_ns = lat[SIM_READS / 2];
+	out->p90_ns = lat[SIM_READS * 9 / 10];
 	out->p99_ns = lat[SIM_READS * 99 / 100];
 }

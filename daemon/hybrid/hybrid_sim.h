@@ -14,6 +14,14 @@
  *     nothing reaped: the loop goes on polling (spinning) in the kernel;
  *   - back in the program: its turnaround, then it refills the depth.
  *
+ * A hybrid sleep costs sleep_cpu_ns of CPU, half going to sleep and half
+ * waking, and keeps the thread off the CPU for its asked time plus the
+ * host's overshoot (sleep_off_ns). On a host where a sleeper cannot wake
+ * while the device is working (tie: an emulated one, QEMU TCG, runs device
+ * and timers on one thread), it also stays off until tied_ns after the
+ * device's next completion. Whether there is a tie is learned
+ * (hybrid_sleep.h); without one, timers wake sleepers on time.
+ *
  * Completion times are drawn from the ring's measured distribution by
  * quantile, in a fixed low-discrepancy order: the same inputs give the same
  * answer, and classic and hybrid see the same device.
@@ -25,25 +33,28 @@
 #include <stdint.h>
 
 #define SIM_MAX_DEPTH		64
-#define SIM_READS		4000
-#define SIM_WARMUP		400
+#define SIM_READS		2000
+#define SIM_WARMUP		200
+#define SIM_QUANTILES		512
 
 struct sim_params {
 	unsigned int depth;
 	double submit_ns;		/* CPU per submission */
 	double poll_ns;			/* CPU per poll of the device */
 	double turn_ns;			/* program turnaround per reaped batch */
-	double sleep_wall_ns;		/* a hybrid sleep, asked + overshoot */
-	double sleep_cpu_ns;		/* ... of which on the CPU */
-	/* the completion time at quantile u in [0, 1) */
-	double (*quantile)(const void *arg, double u);
-	const void *arg;
+	double sleep_off_ns;		/* a hybrid sleep off the CPU: asked + overshoot */
+	double sleep_cpu_ns;		/* ... and its CPU, around it */
+	bool tie;			/* ... and off until tied_ns after a completion */
+	double tied_ns;
+	/* completion times at SIM_QUANTILES evenly spread quantiles, ascending */
+	const double *tq;
 };
 
 struct sim_out {
 	double wall_per_read_ns;
 	double cpu_per_read_ns;
-	double p50_ns, p99_ns;		/* issue to reap */
+	double p50_ns, p90_ns, p99_ns;	/* issue to reap */
+	double mean_ns;
 	double sleeps_per_read;
 };
 

@@ -4,37 +4,24 @@
 
 #include "hybrid_sleep.h"
 
-bool hybrid_sleep_learn(struct hybrid_sleep_est *e, const struct iopoll_window_result *r)
-{
-	double off, n;
-
-	if (!r->cpu_known || !r->reads || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD ||
-	    r->cpu_ns > r->busy_ns)
-		return false;
-	off = (double)(r->busy_ns - r->cpu_ns) / r->reads - r->hybrid_poll_time_ns / 2.0;
-	if (off < 0)
-		off = 0;
-	n = e->samples < HYBRID_SLEEP_WINDOWS ? e->samples + 1 : HYBRID_SLEEP_WINDOWS;
-	e->off_ns += (off - e->off_ns) / n;
-	e->samples++;
-	return true;
-}
-
 void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_probe_result *probe,
 			  struct hybrid_sleep_figures *out)
 {
 	memset(out, 0, sizeof(*out));
-	if (probe && probe->samples) {
-		out->source = HYBRID_SLEEP_PROBE;
-		out->cpu_ns = probe->cpu_ns;
-		out->syscall_ns = probe->syscall_ns;
-		/* the probe's sleep: asked + overshoot of wall, cpu_ns of it on the CPU */
-		out->off_ns = probe->overshoot_ns > probe->cpu_ns ?
-			      (double)(probe->overshoot_ns - probe->cpu_ns) : 0;
-	}
-	if (e && e->samples) {
-		out->source = HYBRID_SLEEP_RINGS;
-		out->off_ns = e->off_ns;
+	if (!probe || !probe->samples)
+		return;
+	out->source = HYBRID_SLEEP_PROBE;
+	out->cpu_ns = probe->cpu_ns;
+	out->syscall_ns = probe->syscall_ns;
+	/* the probe's sleep: asked + overshoot of wall, cpu_ns of it on the CPU */
+	out->off_ns = probe->overshoot_ns > probe->cpu_ns ?
+		      (double)(probe->overshoot_ns - probe->cpu_ns) : 0;
+	if (e && e->pairs) {
+		out->source = HYBRID_SLEEP_PAIRS;
+		out->tie = e->tie_share >= 0.5;
+		out->tied_ns = out->tie ? e->tied_ns : 0;
+		if (e->cpu_pairs)
+			out->cpu_ns = e->sleep_cpu_ns;
 	}
 }
 
@@ -43,10 +30,112 @@ const char *hybrid_sleep_source_name(enum hybrid_sleep_source s)
 	switch (s) {
 	case HYBRID_SLEEP_PROBE:
 		return "probe";
-	case HYBRID_SLEEP_RINGS:
-		return "hybrid-rings";
+	case HYBRID_SLEEP_PAIRS:
+		return "probe+pairs";
 	case HYBRID_SLEEP_NONE:
 	default:
 		return "none";
 	}
+}
+
+void hybrid_model_input(const struct iopoll_window_result *r, const struct hybrid_sleep_figures *f,
+			struct hybrid_model_in *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->fine = r->fine;
+	in->mean_ns = r->mean_ns;
+	in->reads = r->reads;
+	in->iops = r->iops;
+	in->cpu_util = r->cpu_known ? r->cpu_util : -1;
+	in->qd = r->qd;
+	in->submit_ns = r->submit_ns;
+	in->turn_ns = r->turn_ns;
+	in->hybrid_poll_time_ns = r->hybrid_poll_time_ns;
+	in->have_sleep = f->source != HYBRID_SLEEP_NONE;
+	in->overshoot_ns = f->off_ns;
+	in->sleep_cpu_ns = f->cpu_ns;
+	in->syscall_ns = f->syscall_ns;
+	in->tie = f->tie;
+	in->tied_ns = f->tied_ns;
+}
+
+static struct hybrid_classic_memo *memo_find(struct hybrid_sleep_est *e, const char *comm,
+					     const char *exe)
+{
+	for (int i = 0; i < HYBRID_SLEEP_MEMO; i++) {
+		struct hybrid_classic_memo *m = &e->memo[i];
+
+		if (m->seq && !strncmp(m->comm, comm, sizeof(m->comm)) &&
+		    !strncmp(m->exe, exe, sizeof(m->exe)))
+			return m;
+	}
+	return NULL;
+}
+
+void hybrid_sleep_note_classic(struct hybrid_sleep_est *e, const char *comm, const char *exe,
+			       const struct iopoll_window_result *r)
+{
+	struct hybrid_classic_memo *m;
+
+	if (r->qd > HYBRID_SLEEP_MAX_QD || r->hybrid_poll_time_ns)
+		return;
+	m = memo_find(e, comm, exe);
+	if (!m) {
+		/* an empty entry, else the least recent */
+		m = &e->memo[0];
+		for (int i = 1; i < HYBRID_SLEEP_MEMO && m->seq; i++)
+			if (e->memo[i].seq < m->seq)
+				m = &e->memo[i];
+		memset(m, 0, sizeof(*m));
+		strncpy(m->comm, comm, sizeof(m->comm) - 1);
+		strncpy(m->exe, exe, sizeof(m->exe) - 1);
+	}
+	m->seq = ++e->seq;
+	m->hybrid_windows = 0;
+	m->r = *r;
+}
+
+bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, const char *exe,
+			      const struct iopoll_window_result *r,
+			      const struct sleep_probe_result *probe)
+{
+	struct hybrid_classic_memo *m = memo_find(e, comm, exe);
+	struct hybrid_observed obs = {
+		.p50_ns = hybrid_fine_quantile(r->fine, 0.5), .p90_ns = hybrid_fine_quantile(r->fine, 0.9),
+		.hybrid_poll_time_ns = r->hybrid_poll_time_ns,
+		.cpu_per_read_ns = r->cpu_known && r->reads ? (double)r->cpu_ns / r->reads : -1,
+	};
+	struct hybrid_sleep_figures f;
+	struct hybrid_model_in in;
+	struct hybrid_learned l;
+	double n;
+
+	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
+		return false;
+	/* a fit is a few dozen simulations: not at every window */
+	if (++m->hybrid_windows < HYBRID_LEARN_FIRST ||
+	    (m->hybrid_windows - HYBRID_LEARN_FIRST) % HYBRID_LEARN_EVERY)
+		return false;
+	/* from the probe's figures alone: what was learned before does not feed itself */
+	hybrid_sleep_figures(NULL, probe, &f);
+	hybrid_model_input(&m->r, &f, &in);
+	if (hybrid_model_learn(&in, &obs, &l))
+		return false;
+	n = e->pairs < HYBRID_TIED_PAIRS ? e->pairs + 1 : HYBRID_TIED_PAIRS;
+	e->tie_share += ((l.tie ? 1.0 : 0.0) - e->tie_share) / n;
+	/* the tie's length follows the pairs that found one */
+	if (l.tie) {
+		n = e->tie_pairs < HYBRID_TIED_PAIRS ? e->tie_pairs + 1 : HYBRID_TIED_PAIRS;
+		e->tied_ns += (l.tied_ns - e->tied_ns) / n;
+		e->tie_pairs++;
+	}
+	e->last_tie = l.tie;
+	e->last_tied_ns = l.tied_ns;
+	e->pairs++;
+	if (l.cpu_known) {
+		n = e->cpu_pairs < HYBRID_TIED_PAIRS ? e->cpu_pairs + 1 : HYBRID_TIED_PAIRS;
+		e->sleep_cpu_ns += (l.sleep_cpu_ns - e->sleep_cpu_ns) / n;
+		e->cpu_pairs++;
+	}
+	return true;
 }

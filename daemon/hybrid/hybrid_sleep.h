@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What one hybrid sleep costs on this host, for the model: how long it
- * keeps the polling thread off the CPU beyond what the kernel asked, and
- * its CPU. Two sources, the better first:
+ * What one hybrid sleep costs on this host, for the model (hybrid_sim.h):
  *
- *   hybrid-rings  learned from the host's own hybrid rings at depth ~1,
- *                 where every read sleeps once: (busy time - the thread's
- *                 CPU) per read, less the asked half of hybrid_poll_time
- *   probe         the start-up probe's short sleeps (sleep_probe.h)
+ *   overshoot, cpu  the start-up probe's short hrtimer sleeps on an idle
+ *                   host (sleep_probe.h): how much longer than asked one
+ *                   lasts off the CPU, and its CPU
+ *   pairs           learned from programs seen both ways on this host: a
+ *                   classic window and then a hybrid window of the same
+ *                   program (name and executable) at depth ~1. The CPU of
+ *                   one sleep, from the CPU per read; and whether there
+ *                   is a tie, a sleeper that cannot wake before the
+ *                   device's next completion (QEMU TCG, where device and
+ *                   timers share one thread), and how long after it,
+ *                   from the completion times (hybrid_model_learn()).
  *
- * The probe measures an idle host; a hybrid ring sleeps while its device
- * works, and on some hosts (emulated ones: QEMU TCG) that wakes it much
- * later. A ring that also waits for something else at depth ~1 reads as a
- * longer sleep: the learned figure is an upper bound for such programs.
- * Pure.
+ * Pure: the caller brings windows and the probe's result.
  */
 #ifndef UT_HYBRID_SLEEP_H
 #define UT_HYBRID_SLEEP_H
@@ -21,37 +22,74 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "hybrid_model.h"
 #include "iopoll_window.h"
 #include "sleep_probe.h"
 
-/* a learned figure follows this many recent windows, equally weighted */
-#define HYBRID_SLEEP_WINDOWS	8
-/* a hybrid window is one sleep per read below this depth */
+/* the learned tie follows this many recent pairs, equally weighted */
+#define HYBRID_TIED_PAIRS	8
+/* a window is one sleep per read below this depth */
 #define HYBRID_SLEEP_MAX_QD	1.3
+/* programs whose last classic window is kept, to pair with a hybrid one */
+#define HYBRID_SLEEP_MEMO	16
+#define HYBRID_COMM_LEN		16
+/* learn from the 2nd hybrid window after a classic one, then every 4th */
+#define HYBRID_LEARN_FIRST	2
+#define HYBRID_LEARN_EVERY	4
 
 enum hybrid_sleep_source {
 	HYBRID_SLEEP_NONE,
-	HYBRID_SLEEP_PROBE,
-	HYBRID_SLEEP_RINGS,
+	HYBRID_SLEEP_PROBE,		/* the probe alone */
+	HYBRID_SLEEP_PAIRS,		/* ... and a tie learned from pairs */
+};
+
+struct hybrid_classic_memo {
+	char comm[HYBRID_COMM_LEN];
+	char exe[UT_EXE_LEN];
+	uint64_t seq;			/* larger: more recent */
+	uint32_t hybrid_windows;	/* hybrid windows seen since r */
+	struct iopoll_window_result r;
 };
 
 struct hybrid_sleep_est {
-	uint32_t samples;		/* hybrid windows learned from */
-	double off_ns;			/* off the CPU beyond the asked sleep */
+	uint32_t pairs;			/* pairs learned from */
+	double tie_share;		/* running share of pairs that found a tie */
+	uint32_t tie_pairs;		/* ... pairs that did */
+	double tied_ns;			/* ... and how long, over those */
+	bool last_tie;
+	double last_tied_ns;
+	uint32_t cpu_pairs;		/* ... of which with both sides' CPU known */
+	double sleep_cpu_ns;		/* one sleep's CPU, learned */
+	uint64_t seq;
+	struct hybrid_classic_memo memo[HYBRID_SLEEP_MEMO];
 };
-
-/* learn from a hybrid ring's closed window; true if it was one to learn from */
-bool hybrid_sleep_learn(struct hybrid_sleep_est *e, const struct iopoll_window_result *r);
 
 struct hybrid_sleep_figures {
 	enum hybrid_sleep_source source;
 	double off_ns;			/* beyond the asked sleep, off the CPU */
 	double cpu_ns;			/* CPU of one sleep (the probe's) */
 	double syscall_ns;
+	bool tie;
+	double tied_ns;
 };
 
 void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_probe_result *probe,
 			  struct hybrid_sleep_figures *out);
 const char *hybrid_sleep_source_name(enum hybrid_sleep_source s);
+
+/* the model's input from a window and the host's figures */
+void hybrid_model_input(const struct iopoll_window_result *r, const struct hybrid_sleep_figures *f,
+			struct hybrid_model_in *in);
+
+/* a classic ring's window closed: kept as its program's (depth ~1 only) */
+void hybrid_sleep_note_classic(struct hybrid_sleep_est *e, const char *comm, const char *exe,
+			       const struct iopoll_window_result *r);
+/*
+ * A hybrid ring's window closed: paired with its program's classic window,
+ * the tie learned. True if it was learned from.
+ */
+bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, const char *exe,
+			      const struct iopoll_window_result *r,
+			      const struct sleep_probe_result *probe);
 
 #endif /* UT_HYBRID_SLEEP_H */

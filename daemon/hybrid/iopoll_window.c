@@ -28,11 +28,10 @@ static double gap_mean(const struct iopoll_mark *m, const struct ut_iopoll_stats
 	return n ? (double)(s->gap_sum_ns[g] - m->gap_sum_ns[g]) / n : 0;
 }
 
-static void close_window(struct iopoll_window *w, const struct ut_iopoll_stats *s,
-			 uint64_t now_ns, bool cpu_known, uint64_t cpu_ns)
+/* the window from mark @m to now into @r */
+static void measure(struct iopoll_window_result *r, const struct iopoll_mark *m,
+		    const struct ut_iopoll_stats *s, uint64_t now_ns, bool cpu_known, uint64_t cpu_ns)
 {
-	const struct iopoll_mark *m = &w->mark;
-	struct iopoll_window_result *r = &w->last;
 	memset(r, 0, sizeof(*r));
 	r->period_ns = now_ns - m->t_ns;
 	r->reads = s->completed - m->completed;
@@ -55,8 +54,28 @@ static void close_window(struct iopoll_window *w, const struct ut_iopoll_stats *
 		r->hybrid_poll_time_ns = s->hybrid_poll_time_ns;
 	for (int i = 0; i < UT_FINE_SLOTS; i++)
 		r->fine[i] = s->fine_hist[i] - m->fine[i];
+}
+
+static void close_window(struct iopoll_window *w, const struct ut_iopoll_stats *s,
+			 uint64_t now_ns, bool cpu_known, uint64_t cpu_ns)
+{
+	if (w->n_chain == WINDOW_KEEP) {
+		memmove(w->chain, w->chain + 1, (WINDOW_KEEP - 1) * sizeof(w->chain[0]));
+		w->n_chain--;
+	}
+	w->chain[w->n_chain++] = w->mark;
+	measure(&w->last, &w->mark, s, now_ns, cpu_known, cpu_ns);
+	measure(&w->recent, &w->chain[0], s, now_ns, cpu_known, cpu_ns);
 	w->have_last = true;
 	w->closed++;
+}
+
+/* begin a window afresh, not adding to those before (another thread, a long quiet) */
+static void restart(struct iopoll_window *w, const struct ut_iopoll_stats *s, uint64_t now_ns,
+		    bool cpu_known, uint64_t cpu_ns)
+{
+	mark_now(&w->mark, s, now_ns, cpu_known, cpu_ns);
+	w->n_chain = 0;
 }
 
 bool iopoll_window_step(struct iopoll_window *w, const struct ut_iopoll_stats *s,
@@ -64,11 +83,10 @@ bool iopoll_window_step(struct iopoll_window *w, const struct ut_iopoll_stats *s
 {
 	const struct iopoll_mark *m = &w->mark;
 	uint64_t elapsed, reads;
-	bool closed = false;
 
 	/* a new ring at a reused address, a clock gone backwards: begin again */
 	if (!w->started || s->completed < m->completed || now_ns < m->t_ns) {
-		mark_now(&w->mark, s, now_ns, cpu_known, cpu_ns);
+		restart(w, s, now_ns, cpu_known, cpu_ns);
 		w->started = true;
 		return false;
 	}
@@ -76,15 +94,15 @@ bool iopoll_window_step(struct iopoll_window *w, const struct ut_iopoll_stats *s
 	reads = s->completed - m->completed;
 	if (s->submit_tid != m->tid) {
 		/* another thread submits now: the CPU read was the wrong one's */
-		mark_now(&w->mark, s, now_ns, cpu_known, cpu_ns);
+		restart(w, s, now_ns, cpu_known, cpu_ns);
 		return false;
 	}
 	if (elapsed >= WINDOW_MIN_NS && reads >= WINDOW_MIN_READS) {
 		close_window(w, s, now_ns, cpu_known, cpu_ns);
-		closed = true;
-	} else if (elapsed < WINDOW_MAX_NS) {
-		return false;
+		mark_now(&w->mark, s, now_ns, cpu_known, cpu_ns);
+		return true;
 	}
-	mark_now(&w->mark, s, now_ns, cpu_known, cpu_ns);
-	return closed;
+	if (elapsed >= WINDOW_MAX_NS)
+		restart(w, s, now_ns, cpu_known, cpu_ns);
+	return false;
 }

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * An IOPOLL ring measured over windows: reads, IOPS and depth over the time
- * it had requests in flight (BPF's busy time), the polling thread's CPU, the completion times' exact mean and shape, and what the submitting
+ * it had requests in flight (BPF's busy time), the polling thread's CPU,
+ * the completion times' exact mean and shape, and what the submitting
  * thread spends around each request. A window closes after WINDOW_MIN_NS
  * with at least WINDOW_MIN_READS reads; a quieter one is restarted after
  * WINDOW_MAX_NS, and so is one whose submitting thread changed (whose CPU
- * was read would then be wrong). The last closed window is what the hybrid
- * model, status and the per-program verdicts use. Pure: the caller reads
- * the map and /proc.
+ * was read would then be wrong). The per-program verdicts take each closed
+ * window; the hybrid model and status take the last WINDOW_KEEP closed
+ * windows together ("recent": a few seconds, so that one stall of an
+ * emulated or busy host weighs little). Pure: the caller reads the map and
+ * /proc.
  */
 #ifndef UT_IOPOLL_WINDOW_H
 #define UT_IOPOLL_WINDOW_H
@@ -22,6 +25,7 @@
 #define WINDOW_MIN_READS	200
 #define WINDOW_MAX_NS		(30ULL * 1000 * 1000 * 1000)
 #define UT_EXE_LEN		256
+#define WINDOW_KEEP		8
 
 struct iopoll_window_result {
 	uint64_t period_ns;
@@ -57,9 +61,13 @@ struct iopoll_mark {
 
 struct iopoll_window {
 	bool started;
-	struct iopoll_mark mark;
+	struct iopoll_mark mark;	/* where the window being filled began */
+	/* where the last closed windows began, oldest first: recent's span */
+	struct iopoll_mark chain[WINDOW_KEEP];
+	uint32_t n_chain;
 	bool have_last;
-	struct iopoll_window_result last;
+	struct iopoll_window_result last;	/* the last closed window */
+	struct iopoll_window_result recent;	/* ... and those before it, together */
 	uint32_t closed;		/* windows closed so far */
 	/* the model's answer on the last closed window of a classic ring */
 	struct hybrid_pred pred;

@@ -11,37 +11,17 @@
 #include "inventory.h"
 #include "iopoll_window.h"
 #include "proc_task.h"
+#include "program_exe.h"
 #include "ring.h"
 #include "uring_abi.h"
-
-static void model_input(const struct inventory *inv, const struct iopoll_window_result *r,
-			struct hybrid_model_in *in)
-{
-	const struct sleep_probe_result *probe = inv->sleep_probe ?
-						 sleep_probe_result(inv->sleep_probe) : NULL;
-	struct hybrid_sleep_figures f;
-
-	memset(in, 0, sizeof(*in));
-	in->fine = r->fine;
-	in->mean_ns = r->mean_ns;
-	in->reads = r->reads;
-	in->iops = r->iops;
-	in->cpu_util = r->cpu_known ? r->cpu_util : -1;
-	in->qd = r->qd;
-	in->submit_ns = r->submit_ns;
-	in->turn_ns = r->turn_ns;
-	in->hybrid_poll_time_ns = r->hybrid_poll_time_ns;
-	hybrid_sleep_figures(&inv->hybrid_sleep, probe, &f);
-	in->have_sleep = f.source != HYBRID_SLEEP_NONE;
-	in->overshoot_ns = f.off_ns;
-	in->sleep_cpu_ns = f.cpu_ns;
-	in->syscall_ns = f.syscall_ns;
-}
 
 void iopoll_ring_window(struct inventory *inv, struct ut_ring *ring)
 {
 	struct iopoll_window *w = ring->obs.iopw;
 	const struct ut_iopoll_stats *s = ring->obs.iop;
+	const struct sleep_probe_result *probe = inv->sleep_probe ?
+						 sleep_probe_result(inv->sleep_probe) : NULL;
+	struct hybrid_sleep_figures f;
 	struct hybrid_model_in in;
 	uint64_t cpu_ns = 0;
 	bool cpu_known;
@@ -51,13 +31,20 @@ void iopoll_ring_window(struct inventory *inv, struct ut_ring *ring)
 		    proc_task_cpu_ns((pid_t)s->submit_tid, (pid_t)s->submit_tid, &cpu_ns) == 0;
 	if (!iopoll_window_step(w, s, now_ns(), cpu_known, cpu_ns))
 		return;
-	if (!w->exe[0] && proc_exe(ring->obs.holder.pid, w->exe, sizeof(w->exe)))
-		w->exe[0] = '\0';
-	/* a hybrid ring's own window says what hybrid did; the model is for classic */
+	if (w->closed == 1)
+		program_exe(ring->obs.holder.pid, w->exe, sizeof(w->exe));
+	/*
+	 * A hybrid ring's own window says what hybrid did, and with its
+	 * program's classic window what a sleep costs here; the model is for
+	 * classic rings.
+	 */
 	if (ring->obs.setup_flags & UT_SETUP_HYBRID_IOPOLL) {
-		hybrid_sleep_learn(&inv->hybrid_sleep, &w->last);
+		hybrid_sleep_note_hybrid(&inv->hybrid_sleep, ring->obs.holder.comm, w->exe, &w->recent,
+					 probe);
 	} else {
-		model_input(inv, &w->last, &in);
+		hybrid_sleep_note_classic(&inv->hybrid_sleep, ring->obs.holder.comm, w->exe, &w->recent);
+		hybrid_sleep_figures(&inv->hybrid_sleep, probe, &f);
+		hybrid_model_input(&w->recent, &f, &in);
 		hybrid_model_predict(&in, &w->pred);
 	}
 	if (inv->on_iopoll_window)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-/* /proc reads about one thread's CPU time and a process's executable. */
+/* /proc's figure of one thread's CPU time. */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -30,20 +30,5 @@ int proc_task_cpu_ns(pid_t tgid, pid_t tid, uint64_t *ns)
 	if (errno || end == buf || (*end != ' ' && *end != '\n'))
 		return -EINVAL;
 	*ns = v;
-	return 0;
-}
-
-int proc_exe(pid_t pid, char *buf, size_t len)
-{
-	char path[48];
-	ssize_t n;
-
-	if (!len)
-		return -EINVAL;
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	n = readlink(path, buf, len - 1);
-	if (n < 0)
-		return -errno;
-	buf[n] = '\0';
 	return 0;
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * What /proc says of one thread and of a program: the CPU time a thread has
- * run (schedstat, ns), and the executable a process runs. For the IOPOLL
- * rings' measurement windows (daemon/hybrid/iopoll_window.h).
+ * What /proc says of one thread: the CPU time it has run (schedstat, ns).
+ * For the IOPOLL rings' measurement windows (daemon/hybrid/iopoll_window.h).
  */
 #ifndef UT_PROC_TASK_H
 #define UT_PROC_TASK_H
@@ -13,7 +12,5 @@
 
 /* /proc/TGID/task/TID/schedstat's first field: ns the thread ran; -errno */
 int proc_task_cpu_ns(pid_t tgid, pid_t tid, uint64_t *ns);
-/* the target of /proc/PID/exe (" (deleted)" kept), NUL-terminated; -errno */
-int proc_exe(pid_t pid, char *buf, size_t len);
 
 #endif /* UT_PROC_TASK_H */

@@ -32,6 +32,7 @@
 #include "hist.h"
 #include "prom.h"
 #include "prom_bill.h"
+#include "prom_verdict.h"
 #include "prom_daemon.h"
 #include "advice.h"
 #include "setup_flags.h"
@@ -229,6 +230,12 @@ static void daemon_families(struct prom_job *job, const struct ut_daemon *d, FIL
 	prom_daemon_metrics(d, out);
 }
 
+static void verdict_families(struct prom_job *job, const struct ut_daemon *d, FILE *out)
+{
+	(void)job;
+	prom_verdicts(&d->verdicts, out);
+}
+
 static void agent_families(struct prom_job *job, const struct ut_daemon *d, FILE *out)
 {
 	prom_agent_metrics(d, job->agent, job->managed, out);
@@ -272,6 +279,7 @@ static const struct phase phases[] = {
 	{ .name = "uringtune_busy_poll_wakeups_avoided_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_WAKEUPS, .help = PROM_BILL_WAKEUPS_HELP },
 	{ .whole = host_bill_families },
+	{ .whole = verdict_families },
 };
 
 #define NR_PHASES	(sizeof(phases) / sizeof(phases[0]))

@@ -11,9 +11,10 @@ static void double_or_null(struct status_writer *w, const char *key, bool have, 
 		sw_null(w, key);
 }
 
-void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win)
+void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win,
+				bool table)
 {
-	const struct iopoll_window_result *r = win ? &win->last : NULL;
+	const struct iopoll_window_result *r = win ? &win->recent : NULL;
 
 	if (!win || !win->have_last) {
 		sw_null(w, "window");
@@ -32,7 +33,12 @@ void status_iopoll_window_write(struct status_writer *w, const struct iopoll_win
 	sw_double(w, "mean_ns", r->mean_ns);
 	double_or_null(w, "submit_ns", r->submit_ns > 0, r->submit_ns);
 	double_or_null(w, "turnaround_ns", r->turn_ns > 0, r->turn_ns);
-	sw_u64(w, "windows", win->closed);
+	sw_u64(w, "windows", win->n_chain);
+	sw_u64(w, "windows_closed", win->closed);
+	if (table) {
+		sw_object_end(w);
+		return;
+	}
 	/* the completion times the model drew from: fine slots, hist.h */
 	sw_array(w, "hist_fine_ns");
 	for (int i = 0; i < UT_FINE_SLOTS; i++)
@@ -91,8 +97,13 @@ void status_hybrid_sleep_write(struct status_writer *w, const struct hybrid_slee
 	have = f.source != HYBRID_SLEEP_NONE;
 	sw_object(w, "hybrid_sleep");
 	sw_str(w, "source", hybrid_sleep_source_name(f.source));
-	sw_u64(w, "learned_windows", e->samples);
+	sw_u64(w, "pairs", e->pairs);
 	double_or_null(w, "overshoot_ns", have, f.off_ns);
 	double_or_null(w, "cpu_ns", have, f.cpu_ns);
+	sw_bool(w, "tie", f.tie);
+	double_or_null(w, "tied_ns", f.tie, f.tied_ns);
+	double_or_null(w, "tie_share", e->pairs, e->tie_share);
+	double_or_null(w, "last_pair_tied_ns", e->pairs && e->last_tie, e->last_tied_ns);
+	sw_u64(w, "cpu_pairs", e->cpu_pairs);
 	sw_object_end(w);
 }

@@ -15,7 +15,8 @@
 struct iopoll_window;
 
 /* "window" and "advice" members of a ring's iopoll object (@w may be NULL) */
-void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win);
+void status_iopoll_window_write(struct status_writer *w, const struct iopoll_window *win,
+				bool table);
 void status_iopoll_advice_write(struct status_writer *w, const struct iopoll_window *win,
 				bool hybrid, double min_saving, double max_loss);
 /* the daemon's "sleep_probe" member */

@@ -10,7 +10,7 @@
 #include "agent_server.h"
 #include "clock.h"
 #include "export.h"
-#include "iopoll_advice.h"
+#include "iopoll_summary.h"
 #include "setup_flags.h"
 #include "status_advice.h"
 #include "uring_abi.h"
@@ -18,6 +18,7 @@
 #include "status_hybrid.h"
 #include "status_json.h"
 #include "status_probe.h"
+#include "status_verdict.h"
 #include "tunable.h"
 #include "version.h"
 
@@ -129,8 +130,10 @@ static void u64_or_null(struct status_writer *w, const char *key, bool have, uin
 
 /* IOPOLL rings: completion times, classic or hybrid, and the advisor */
 static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
-			 const struct ut_iopoll *io, bool table)
+			 const struct ut_daemon *d, bool table)
 {
+	const struct ut_iopoll *io = &d->iopoll;
+	const struct verdicts *verdicts = &d->verdicts;
 	static const char *const classes[UT_IOP_CLASSES] = {
 		[UT_IOP_READ] = "read", [UT_IOP_WRITE] = "write",
 		[UT_IOP_URING_CMD] = "uring_cmd", [UT_IOP_OTHER] = "other",
@@ -166,9 +169,10 @@ static void iopoll_write(struct status_writer *w, const struct ut_ring *ring,
 	/* the kernel starts it at LLONG_MAX and only lowers it */
 	u64_or_null(w, "hybrid_poll_time_ns", hybrid && s->hybrid_poll_time_ns &&
 		    s->hybrid_poll_time_ns < (uint64_t)INT64_MAX, s->hybrid_poll_time_ns);
-	status_iopoll_window_write(w, ring->obs.iopw);
-	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, HYBRID_MIN_SAVING_DEFAULT,
-				   HYBRID_MAX_LOSS_DEFAULT);
+	status_iopoll_window_write(w, ring->obs.iopw, table);
+	status_iopoll_advice_write(w, ring->obs.iopw, hybrid, d->cfg.agent.hybrid_min_saving,
+				   d->cfg.agent.hybrid_max_loss);
+	status_verdict_ring(w, verdicts, ring);
 	sw_object_end(w);
 }
 
@@ -295,7 +299,7 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 		sw_object_end(w);
 	}
 	if (ring->obs.setup_flags & UT_SETUP_IOPOLL)
-		iopoll_write(w, ring, &d->iopoll, table);
+		iopoll_write(w, ring, d, table);
 	sw_object_end(w);
 }
 
@@ -475,6 +479,7 @@ void status_write_head(struct status_writer *w, const struct ut_daemon *d)
 	daemon_write(w, d);
 	sw_object_end(w);
 	status_bill_host_write(w, &d->reg.bill);
+	status_verdicts_write(w, &d->verdicts, &d->verdict_file);
 	sw_array(w, "rings");
 }
 

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-only
 # Acceptance 5d (host, 6.18): the IOPOLL programs load and attach next to
 # napi_trace; IOPOLL rings show their mode (classic or hybrid), completion
-# statistics and the advisor's line in status. (The host has no pollable
+# statistics, an empty window and no prediction yet in status, and the
+# hybrid model's host figures from the start-up sleep probe. (The host has no pollable
 # device: completion times are checked in the VM harness, make vmtest.)
 . "$(dirname "$0")/../lib.sh"
 
@@ -26,10 +27,13 @@ for kind in iopoll hybrid-iopoll; do
 	bg "$B/ringhold" --flags "$kind" >"$T/$kind.out"
 	wait_line "$T/$kind.out" '^ready'
 	read -r pid fd < <(ring_of "$T/$kind.out")
-	mode=classic
-	[ "$kind" = hybrid-iopoll ] && mode=hybrid
+	mode=classic why="no measurement window"
+	[ "$kind" = hybrid-iopoll ] && mode=hybrid why="a hybrid ring"
+	# no reads: no window, no prediction, and the advice says why
 	expect_ring "$pid" "$fd" ".iopoll.mode == \"$mode\" and .iopoll.completions == 0 and
-		(.iopoll.advice.why | test(\"too few\")) and (.tunable | not)"
+		.iopoll.window == null and (.iopoll.advice.predicted | not) and
+		.iopoll.advice.cpu_per_read_saving == null and
+		(.iopoll.advice.why | test(\"$why\")) and (.tunable | not)"
 	# auto: the first IOPOLL ring switched the hooks on, after it was made
 	status_json | jq -e '.daemon.iopoll_tracing' >/dev/null || fail "hooks still off"
 	[ "$kind" = hybrid-iopoll ] || expect_ring "$pid" "$fd" '.iopoll.partial'
@@ -51,3 +55,15 @@ bg "$B/ringhold" >"$T/plain.out"
 wait_line "$T/plain.out" '^ready'
 read -r pid fd < <(ring_of "$T/plain.out")
 expect_ring "$pid" "$fd" '.iopoll == null'
+
+# the hybrid model's host figures: the start-up probe's short sleeps, real ones
+probe_done() { status_json | jq -e '.daemon.sleep_probe.done'; }
+wait_for 10 probe_done || fail "the sleep probe did not finish in 10 s"
+probe=$(status_json | jq -c .daemon.sleep_probe)
+echo "sleep probe: $probe; model: $(status_json | jq -c .daemon.hybrid_sleep)"
+jq -e '.samples >= 128 and .asked_ns == 4000 and .overshoot_ns > 0 and
+	.overshoot_p90_ns >= .overshoot_ns and .cpu_ns > 0 and .syscall_ns > 0' <<<"$probe" >/dev/null ||
+	fail "the sleep probe's figures: $probe"
+status_json | jq -e '.daemon.hybrid_sleep.source == "probe" and .daemon.hybrid_sleep.pairs == 0 and
+	.daemon.hybrid_sleep.tied_ns == null' >/dev/null ||
+	fail "no pair seen, the model must take the probe alone: $(status_json | jq -c .daemon.hybrid_sleep)"

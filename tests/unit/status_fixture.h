@@ -19,6 +19,7 @@
 
 #include "agent_server.h"
 #include "daemon.h"
+#include "iopoll_window.h"
 #include "napi_trace.skel.h"
 #include "uring_abi.h"
 
@@ -111,6 +112,44 @@ static void fx_iopoll(struct ut_ring *ring, uint64_t hybrid_ns)
 	io->hybrid_poll_time_ns = hybrid_ns;
 }
 
+/* an IOPOLL ring's closed windows and, classic, the model's answer on them */
+static void fx_window(struct ut_ring *ring, bool hybrid)
+{
+	struct iopoll_window *w = calloc(1, sizeof(*w));
+	struct iopoll_window_result *r;
+
+	if (!w)
+		abort();
+	ring->obs.iopw = w;
+	w->have_last = true;
+	w->closed = 5;
+	w->n_chain = 4;
+	snprintf(w->exe, sizeof(w->exe), "/usr/bin/fio");
+	r = &w->recent;
+	r->period_ns = 4000000000ULL;
+	r->busy_ns = 3500000000ULL;
+	r->reads = 35000;
+	r->iops = 10000;
+	r->cpu_known = true;
+	r->cpu_ns = hybrid ? 1750000000ULL : 3500000000ULL;
+	r->cpu_util = hybrid ? 0.5 : 1;
+	r->mean_ns = 95000;
+	r->qd = 0.96;
+	r->min_ns = 31000;
+	r->turn_ns = 4500;
+	r->fine[26] = 30000;
+	r->fine[27] = 5000;
+	w->last = *r;
+	if (hybrid)
+		return;
+	w->pred = (struct hybrid_pred){
+		.valid = true, .cpu_per_read_saving = 0.375, .iops_change = -0.25, .p50_ns = 150000,
+		.p99_ns = 600000, .cpu_util = 0.5, .sleep_ns = 110000,
+	};
+	snprintf(w->pred.why, sizeof(w->pred.why), "at depth 1, 100.0 us per read: each hybrid "
+		 "sleep lasts 110.0 us here (1.00 per read): -38%% CPU per read, -25%% IOPS");
+}
+
 /* a slot of the agent's page attached to @ring */
 /* a decision in the ring's history, @s seconds after 2023-11-14T22:13:20Z */
 static void fx_decision(struct ut_ring *ring, unsigned int us, bool prefer, const char *why,
@@ -169,6 +208,15 @@ static int fx_setup(void)
 	snprintf(fx.kernel, sizeof(fx.kernel), "6.18.44-test");
 	/* IORING_REGISTER_QUERY's answer on 6.18 */
 	hybrid_support_init(&fx.hybrid, 0, 0x7ffff, fx.kernel);
+	/* the sleep probe done, and one pair learned from */
+	fx.sleep_probe.res = (struct sleep_probe_result){ .samples = 256, .asked_ns = 4000,
+		.overshoot_ns = 52000, .overshoot_p90_ns = 90000, .cpu_ns = 15000, .syscall_ns = 700 };
+	fx.sleep_probe.done = true;
+	fx.inv.hybrid_sleep.pairs = 1;
+	fx.inv.hybrid_sleep.tied_ns = 80000;
+	fx.inv.hybrid_sleep.last_tied_ns = 80000;
+	fx.inv.hybrid_sleep.cpu_pairs = 1;
+	fx.inv.hybrid_sleep.sleep_cpu_ns = 30000;
 	fx_skel.bss = &fx_bss;
 	fx_bss.events_lost = UINT64_MAX - 1;
 	fx_bss.rings_dropped = 3;
@@ -219,9 +267,11 @@ static int fx_setup(void)
 	/* IOPOLL, classic, counted */
 	r = fx_ring(0xffff888100003000ULL, 300, 6, UT_SETUP_IOPOLL, "fio");
 	fx_iopoll(r, 0);
+	fx_window(r, false);
 	/* hybrid IOPOLL set up through the agent */
 	r = fx_ring(0xffff888100004000ULL, 300, 7, UT_SETUP_IOPOLL | UT_SETUP_HYBRID_IOPOLL, "fio");
 	fx_iopoll(r, 4000);
+	fx_window(r, true);
 	fx_agent_slot(r, 1, true, "hybrid: fio's last IOPOLL ring saved 31% of its spinning");
 	/* SINGLE_ISSUER through the agent: changed through its slot */
 	r = fx_ring(0xffff888100005000ULL, 200, 3, UT_SETUP_SINGLE_ISSUER | UT_SETUP_DEFER_TASKRUN,

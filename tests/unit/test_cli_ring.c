@@ -16,6 +16,7 @@
 #include "../../cli/advice_view.c"
 #include "../../cli/status_table.c"
 #include "../../cli/ring_view.c"
+#include "../../cli/verdict_view.c"
 #include "unit.h"
 
 /* last render: output text and return value; freed by the next one */
@@ -321,6 +322,35 @@ UT_TEST(iopoll_mode_escaped)
 	UT_ASSERT(!strchr(out, '\033'));
 }
 
+/* the ring's program's hybrid verdict, with the numbers behind it */
+UT_TEST(iopoll_verdict)
+{
+	render("{\"pid\":1,\"fd\":2,\"iopoll\":{\"mode\":\"classic\",\"completions\":5,"
+	       "\"advice\":{\"why\":\"w\"},\"verdict\":{\"comm\":\"fio\",\"exe\":\"/usr/bin/fio\","
+	       "\"verdict\":\"classic\",\"why\":\"classic: hybrid lost 40% IOPS on 3 windows "
+	       "(bound 10%)\\u001b\",\"classic\":{\"reads\":30000,\"cpu_per_read_ns\":1000.0,"
+	       "\"iops\":10000.0,\"windows\":3,\"rings\":1},\"hybrid\":{\"reads\":0,"
+	       "\"cpu_per_read_ns\":null,\"iops\":null,\"windows\":0,\"rings\":0},"
+	       "\"measured\":null,\"predicted\":{\"cpu_per_read_saving\":0.5,"
+	       "\"iops_change\":-0.25,\"age_s\":12},\"updated\":1}}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("hybrid verdict"), "hybrid verdict classic: hybrid lost 40% "
+			 "IOPS on 3 windows (bound 10%)\\x1b");
+	UT_ASSERT_STR_EQ(line_with("  classic"), "  classic      1.0us CPU per read, 10000 IOPS "
+			 "(3 windows, 1 ring)");
+	UT_ASSERT_STR_EQ(line_with("  hybrid"), "  hybrid       no reads measured (0 windows, "
+			 "0 rings)");
+	UT_ASSERT_STR_EQ(line_with("  predicted"), "  predicted    50% less CPU per read, -25% "
+			 "IOPS (12 s ago)");
+	UT_ASSERT(!strchr(out, '\033'));
+	/* nothing known of the program: one line; an older daemon: none */
+	render("{\"pid\":1,\"fd\":2,\"iopoll\":{\"mode\":\"classic\",\"verdict\":null}}", 80);
+	UT_ASSERT_STR_EQ(line_with("hybrid verdict"), "hybrid verdict none yet: no window of "
+			 "this program measured");
+	render("{\"pid\":1,\"fd\":2,\"iopoll\":{\"mode\":\"classic\"}}", 80);
+	UT_ASSERT_STR_EQ(line_with("hybrid verdict"), "");
+}
+
 /* a ring set up through the agent: managed "(agent)", what it did, what waits */
 UT_TEST(agent_ring)
 {
@@ -398,6 +428,7 @@ int main(void)
 	ut_run("empty_histogram", empty_histogram);
 	ut_run("header_escaped", header_escaped);
 	ut_run("iopoll_mode_escaped", iopoll_mode_escaped);
+	ut_run("iopoll_verdict", iopoll_verdict);
 	ut_run("agent_ring", agent_ring);
 	ut_run("advice_and_decisions", advice_and_decisions);
 	ut_run("missing_fields", missing_fields);

@@ -632,6 +632,28 @@ UT_TEST(bad_decimal)
 		       "got an empty value");
 }
 
+/* hybrid = auto's bounds: fractions, 0 to 1 */
+UT_TEST(hybrid_bounds)
+{
+	struct ut_config def;
+	struct load l;
+
+	config_defaults(&def);
+	UT_ASSERT(def.agent.hybrid_min_saving == 0.25);
+	UT_ASSERT(def.agent.hybrid_max_loss == 0.10);
+	ASSERT_LOADS(&l, "[agent]\nhybrid_min_saving = 0.4\nhybrid_max_loss = 0\n");
+	UT_ASSERT(l.cfg.agent.hybrid_min_saving == 0.4);
+	UT_ASSERT(l.cfg.agent.hybrid_max_loss == 0);
+	ASSERT_LOADS(&l, "[agent]\nhybrid_min_saving = 1\nhybrid_max_loss = 1\n");
+	UT_ASSERT(l.cfg.agent.hybrid_min_saving == 1);
+	ASSERT_REFUSED(&l, "[agent]\nhybrid_max_loss = 1.5\n",
+		       "[agent] hybrid_max_loss: expected a decimal from 0 to 1, got '1.5'");
+	ASSERT_REFUSED(&l, "[agent]\nhybrid_min_saving = 25%\n",
+		       "[agent] hybrid_min_saving: expected a decimal from 0 to 1, got '25%'");
+	ASSERT_REFUSED(&l, "[agent]\nhybrid_min_saving = -0.1\n",
+		       "[agent] hybrid_min_saving: expected a decimal from 0 to 1, got '-0.1'");
+}
+
 UT_TEST(busy_poll_order)
 {
 	struct load l;
@@ -981,6 +1003,7 @@ int main(void)
 	ut_run("export_values", export_values);
 	ut_run("export_bad_values", export_bad_values);
 	ut_run("shipped_config", shipped_config);
+	ut_run("hybrid_bounds", hybrid_bounds);
 	ut_run("mode_names", mode_names);
 	return ut_finish();
 }

@@ -28,7 +28,8 @@ static void setup(void)
 }
 
 static const struct agent_context tune_ctx = {
-	.mode = UT_MODE_TUNE, .napi_supported = true, .selected = true, .advised_hybrid = -1,
+	.mode = UT_MODE_TUNE, .napi_supported = true, .selected = true,
+	.bounds = { .min_saving = 0.25, .max_loss = 0.10 },
 };
 
 static void decide(uint32_t flags, enum ut_agent_want hybrid, enum ut_agent_want napi,
@@ -63,8 +64,13 @@ UT_TEST(hybrid_on_iopoll_only)
 	UT_ASSERT(!d.hybrid);
 }
 
+/* hybrid = auto: hybrid_auto.c's answer, within the bounds of the context */
 UT_TEST(hybrid_auto_follows_advisor)
 {
+	struct hybrid_pred good = { .valid = true, .cpu_per_read_saving = 0.4,
+				    .iops_change = -0.05 };
+	struct hybrid_pred lossy = { .valid = true, .cpu_per_read_saving = 0.4,
+				     .iops_change = -0.3 };
 	struct agent_context ctx = tune_ctx;
 	struct agent_decision d;
 
@@ -72,24 +78,34 @@ UT_TEST(hybrid_auto_follows_advisor)
 	decide(IOP, UT_WANT_AUTO, UT_WANT_UNSET, "fio", &ctx, &d);
 	UT_ASSERT(!d.hybrid);
 	UT_ASSERT_STR_CONTAINS(d.why, "no IOPOLL history");
-	ctx.advised_hybrid = 1;
+	ctx.live_pred = &good;
 	decide(IOP, UT_WANT_AUTO, UT_WANT_UNSET, "fio", &ctx, &d);
 	UT_ASSERT(d.hybrid);
-	ctx.advised_hybrid = 0;
+	UT_ASSERT_STR_CONTAINS(d.why, "hybrid: added, predicted 40% less CPU per read, -5% IOPS");
+	ctx.live_pred = &lossy;
 	decide(IOP, UT_WANT_AUTO, UT_WANT_UNSET, "fio", &ctx, &d);
 	UT_ASSERT(!d.hybrid);
-	UT_ASSERT_STR_CONTAINS(d.why, "did not recommend");
+	UT_ASSERT_STR_CONTAINS(d.why, "hybrid: classic, predicted -30% IOPS (bound 10%)");
+	/* a stricter bound in the context: the same prediction is not enough */
+	ctx.live_pred = &good;
+	ctx.bounds.min_saving = 0.5;
+	decide(IOP, UT_WANT_AUTO, UT_WANT_UNSET, "fio", &ctx, &d);
+	UT_ASSERT(!d.hybrid);
+	UT_ASSERT_STR_CONTAINS(d.why, "(needs 50%)");
 }
 
 /* QUERY said no HYBRID_IOPOLL: not asked for, said why; nothing else changes */
 UT_TEST(hybrid_not_asked_when_kernel_lacks_it)
 {
+	struct hybrid_pred good = { .valid = true, .cpu_per_read_saving = 0.4,
+				    .iops_change = -0.05 };
 	struct agent_context ctx = tune_ctx;
 	struct agent_decision d;
 
 	setup();
 	ctx.hybrid_absent = true;
-	ctx.advised_hybrid = 1;
+	/* auto would pick hybrid on this prediction but for the kernel */
+	ctx.live_pred = &good;
 	decide(IOP, UT_WANT_ON, UT_WANT_UNSET, "fio", &ctx, &d);
 	UT_ASSERT(!d.hybrid);
 	UT_ASSERT_STR_EQ(d.why, "hybrid: this kernel has no HYBRID_IOPOLL (REGISTER_QUERY)");

@@ -88,6 +88,13 @@ static const struct {
 	{ "uringtune_host_busy_poll_saved_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_wakeups_avoided_total", "counter" },
 	{ "uringtune_host_busy_poll_windows_total", "counter" },
+	{ "uringtune_hybrid_verdict", "gauge" },
+	{ "uringtune_hybrid_cpu_per_read_seconds", "gauge" },
+	{ "uringtune_hybrid_iops", "gauge" },
+	{ "uringtune_hybrid_measured_cpu_per_read_saving", "gauge" },
+	{ "uringtune_hybrid_measured_iops_change", "gauge" },
+	{ "uringtune_hybrid_predicted_cpu_per_read_saving", "gauge" },
+	{ "uringtune_hybrid_predicted_iops_change", "gauge" },
 };
 /* a ring's series beside its histogram: 8 families, 4 lines of its bill */
 #define RING_LINES	(8 + 4)
@@ -109,6 +116,25 @@ static struct ut_ring *add_ring(uint64_t ctx, pid_t pid, int fd, const char *com
 	memcpy(ring->obs.holder.comm, comm, comm_len);
 	ring->obs.first_seen_ns = ctx;
 	return ring;
+}
+
+/*
+ * Hybrid verdicts: fio measured (classic 1000 ns a read at 10000 IOPS,
+ * hybrid 500 ns at 6000: lost 40%), an odd name with a prediction only.
+ */
+static void verdicts_setup(void)
+{
+	struct hv_bounds b = { .min_saving = 0.25, .max_loss = 0.10 };
+	struct hv_sample c = { .reads = 10000, .cpu_ns = 10000000, .wall_ns = 1000000000 };
+	struct hv_sample h = { .reads = 6000, .cpu_ns = 3000000, .wall_ns = 1000000000 };
+	struct hybrid_pred p = { .valid = true, .cpu_per_read_saving = 0.5, .iops_change = -0.25 };
+
+	verdicts_init(&d.verdicts, &b);
+	for (int i = 0; i < 3; i++) {
+		verdicts_note_window(&d.verdicts, "fio", "/usr/bin/fio", false, &c, 1);
+		verdicts_note_window(&d.verdicts, "fio", "/usr/bin/fio", true, &h, 1);
+	}
+	verdicts_note_prediction(&d.verdicts, ODD_COMM, "/opt/\"x\"\n", &p, 2);
 }
 
 /*
@@ -172,6 +198,7 @@ static void daemon_setup(void)
 	c->obs.stats.busy_hist[20] = 7;
 	c->obs.stats.busy_hist[31] = 1;
 	c->obs.stats.busy_ns = 1234567891;
+	verdicts_setup();
 }
 
 /* prom_format() into a malloc'ed string, NULL on failure */
@@ -486,6 +513,35 @@ UT_TEST(bill_per_ring_and_host)
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_saved_seconds_total 0.267"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_wakeups_avoided_total 890"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_windows_total 900"));
+	free(out);
+}
+
+/* one verdict series a program, its measured and predicted numbers where it has them */
+UT_TEST(hybrid_verdicts)
+{
+	char *out;
+
+	daemon_setup();
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_hybrid_verdict{comm=\"fio\",exe=\"/usr/bin/fio\","
+			   "verdict=\"classic\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_verdict{comm=\"" ODD_COMM_LABEL "\","
+			   "exe=\"/opt/\\\"x\\\"\\n\",verdict=\"unjudged\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_cpu_per_read_seconds{comm=\"fio\","
+			   "exe=\"/usr/bin/fio\",polling=\"classic\"} 1e-06"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_iops{comm=\"fio\",exe=\"/usr/bin/fio\","
+			   "polling=\"hybrid\"} 6000"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_measured_cpu_per_read_saving{comm=\"fio\","
+			   "exe=\"/usr/bin/fio\"} 0.5"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_measured_iops_change{comm=\"fio\","
+			   "exe=\"/usr/bin/fio\"} -0.4"));
+	UT_ASSERT(has_line(out, "uringtune_hybrid_predicted_iops_change{comm=\"" ODD_COMM_LABEL
+			   "\",exe=\"/opt/\\\"x\\\"\\n\"} -0.25"));
+	/* no prediction for fio, no measurement of the other, no side without reads */
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_hybrid_predicted_iops_change{comm=\"fio\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_hybrid_measured_iops_change{"), 1);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_hybrid_iops{"), 2);
 	free(out);
 }
 
@@ -1305,6 +1361,7 @@ int main(void)
 	ut_run("histogram", histogram);
 	ut_run("histogram_from_first_window", histogram_from_first_window);
 	ut_run("bill_per_ring_and_host", bill_per_ring_and_host);
+	ut_run("hybrid_verdicts", hybrid_verdicts);
 	ut_run("self_metrics", self_metrics);
 	ut_run("reload_metrics", reload_metrics);
 	ut_run("one_series_per_pid_fd", one_series_per_pid_fd);

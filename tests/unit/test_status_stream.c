@@ -328,7 +328,7 @@ UT_TEST(table_view_has_the_tables_members)
 	r = json_object_array_get_idx(rings, 3);
 	keys_of(json_object_object_get(r, "iopoll"), keys, sizeof(keys));
 	UT_ASSERT_STR_EQ(keys, "mode,partial,completions,in_flight,p50_ns,p99_ns,mean_ns,"
-			 "hybrid_poll_time_ns,advice");
+			 "hybrid_poll_time_ns,window,advice,verdict");
 	/* the daemon object is whole */
 	UT_ASSERT(json_object_object_get_ex(o, "daemon", &daemon));
 	UT_ASSERT(json_object_object_get_ex(g, "daemon", &gdaemon));

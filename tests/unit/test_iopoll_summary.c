@@ -2,7 +2,7 @@
 /* IOPOLL summaries (percentiles from log2 slots) and the hybrid advisor. */
 #include <string.h>
 
-#include "iopoll_advice.h"
+#include "iopoll_summary.h"
 #include "unit.h"
 
 UT_TEST(percentile_empty)
@@ -55,62 +55,11 @@ UT_TEST(summary_merges_classes)
 	UT_ASSERT_EQ_INT(sum.mean_ns, (30 * 6144 + 10 * 24576) / 40);
 }
 
-UT_TEST(advice_needs_data)
-{
-	struct iopoll_summary sum = { .completions = 5, .mean_ns = 10000, .min_ns = 8192 };
-	struct iopoll_advice adv;
-
-	iopoll_advise(&sum, false, 0, &adv);
-	UT_ASSERT(!adv.recommend);
-	UT_ASSERT_STR_CONTAINS(adv.why, "too few");
-}
-
-/* steady completions: half the minimum is a large share of each one */
-UT_TEST(advice_recommends_steady)
-{
-	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 12000, .min_ns = 8192 };
-	struct iopoll_advice adv;
-
-	iopoll_advise(&sum, false, 0, &adv);
-	UT_ASSERT(adv.recommend);
-	UT_ASSERT(adv.cpu_saving > 0.33 && adv.cpu_saving < 0.35);
-	UT_ASSERT_STR_CONTAINS(adv.why, "recommended");
-	UT_ASSERT_STR_CONTAINS(adv.why, "4.1 us");
-}
-
-/* a few very fast completions drag the minimum down: hybrid barely sleeps */
-UT_TEST(advice_declines_uneven)
-{
-	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 50000, .min_ns = 1024 };
-	struct iopoll_advice adv;
-
-	iopoll_advise(&sum, false, 0, &adv);
-	UT_ASSERT(!adv.recommend);
-	UT_ASSERT(adv.cpu_saving < 0.02);
-	UT_ASSERT_STR_CONTAINS(adv.why, "not worth it");
-}
-
-/* a hybrid ring: the kernel's own hybrid_poll_time decides the sleep */
-UT_TEST(advice_hybrid_uses_kernel_minimum)
-{
-	struct iopoll_summary sum = { .completions = 5000, .mean_ns = 20000, .min_ns = 8192 };
-	struct iopoll_advice adv;
-
-	iopoll_advise(&sum, true, 16000, &adv);
-	UT_ASSERT(!adv.recommend);
-	UT_ASSERT(adv.cpu_saving > 0.39 && adv.cpu_saving < 0.41);
-	UT_ASSERT_STR_CONTAINS(adv.why, "hybrid: sleeps 8.0 us");
-}
-
 int main(void)
 {
 	ut_run("percentile_empty", percentile_empty);
 	ut_run("percentile_interpolates", percentile_interpolates);
 	ut_run("percentile_spans_slots", percentile_spans_slots);
 	ut_run("summary_merges_classes", summary_merges_classes);
-	ut_run("advice_needs_data", advice_needs_data);
-	ut_run("advice_recommends_steady", advice_recommends_steady);
-	ut_run("advice_declines_uneven", advice_declines_uneven);
-	ut_run("advice_hybrid_uses_kernel_minimum", advice_hybrid_uses_kernel_minimum);
 	return ut_finish();
 }
