@@ -233,7 +233,8 @@ hy_auto() {
 				else (.cpu_per_read_saving >= $s and -.iops_change <= $l) | tostring end' <<<"$v") ;;
 		*) expect=none ;;
 		esac
-		src="verdict $(jq -r '.verdict // "none"' <<<"$v"): $(jq -r '.why // ""' <<<"$v" | cut -c1-120)"
+		src="verdict $(jq -r '.verdict // "none"' <<<"$v") (its own measurement: $(jq -r '.measured |
+			if . == null then "none" else "CPU per read saving \(.cpu_per_read_saving * 1000 | round / 10)%, IOPS change \(.iops_change * 1000 | round / 10)%" end' <<<"$v")): $(jq -r '.why // ""' <<<"$v" | cut -c1-120)"
 		[ "$expect" != none ] || fail_ "hybrid $c: no hybrid_verdicts entry for $2 ($(jq -c . <<<"$v" | cut -c1-120))"
 	fi
 	adesc="auto $([ "$has" = true ] && echo hybrid || echo classic) $(hy_fmt "$n") (${agent:-no agent line}; $src)"

@@ -86,7 +86,10 @@ trap 'rm -rf "$tmp"' EXIT
 
 "$ROOT/vm/build-initramfs.sh" || { echo "vmtest: the initramfs could not be built" >&2; exit 1; }
 
-# the hybrid part (issue 15): the workloads' cases, their judge, hybrid.csv
+# reading the guest's lines (field, utvm, kver, fio_json); the hybrid part
+# (issue 15): the workloads' cases, their judge, hybrid.csv
+# shellcheck source=vm/judge-lib.sh
+. "$ROOT/vm/judge-lib.sh"
 # shellcheck source=vm/hybrid-judge.sh
 . "$ROOT/vm/hybrid-judge.sh"
 
@@ -120,19 +123,6 @@ fi
 
 echo "vmtest: fetching kernels ${SERIES[*]}"
 "$ROOT/vm/fetch-kernels.sh" "${SERIES[@]}" | tee "$tmp/fetch"
-
-# field KEY LINE: value of key=value in a tool's output line
-field() { sed -nE "s/.*(^| )$1=([^ ]*).*/\\2/p" <<<"$2"; }
-# utvm KIND [CASE]: the payload of the first "UTVM: KIND [CASE] ..." line
-utvm() {
-	local pfx="UTVM: $1 " l
-	[ $# -lt 2 ] || pfx="$pfx$2 "
-	l=$(grep -m1 -F "$pfx" "$out") || return 0
-	printf '%s\n' "${l#*"$pfx"}"
-}
-
-# "major minor" of a uname -r, compared as one number
-kver() { awk -F'[.+-]' '{ printf "%d\n", $1 * 1000 + $2 }' <<<"$1"; }
 
 errs=()
 declare -A counts	# case -> iopoll_load's completed count, this kernel
@@ -274,14 +264,6 @@ boot_vm() {
 			[ "$(field exit "$vm")" != 0 ]; } && [ $attempt = 1 ] || break
 		echo "vmtest: $krel: the VM died ($(field exit "$vm")), booting it once more"
 	done
-}
-
-# fio_json CASE: fio's JSON result of one case ("" if there is none)
-fio_json() {
-	local j
-	j=$(utvm FIOJSON "$1")
-	j=${j#"${j%%\{*}"}
-	jq -e '.jobs[0]' >/dev/null 2>&1 <<<"$j" && printf '%s\n' "$j"
 }
 
 # check_agent_fio CASES: judge the agent boot's fio runs ($out is its
