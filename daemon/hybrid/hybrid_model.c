@@ -126,6 +126,9 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 	/* ... plus what the simulation says hybrid changes, per read */
 	wall_h = wall_m + h.wall_per_read_ns - c.wall_per_read_ns;
 	cpu_h = cpu_m + h.cpu_per_read_ns - c.cpu_per_read_ns;
+	/* what hybrid rings here measured beats what a sleep should cost */
+	if (in->hybrid_util > 0)
+		cpu_h = in->hybrid_util * wall_h;
 	if (cpu_h < 0)
 		cpu_h = 0;
 	out->valid = true;

@@ -60,6 +60,12 @@ struct hybrid_model_in {
 	double syscall_ns;
 	bool tie;			/* hybrid_sim.h: a sleeper waits for the device */
 	double tied_ns;
+	/*
+	 * The share of busy time the host's hybrid rings keep their polling
+	 * thread on the CPU, measured (0: none seen): where it is known, the
+	 * CPU side is that share of the predicted time per read.
+	 */
+	double hybrid_util;
 	/* the kernel's hybrid_poll_time if known (the ring is hybrid), else 0 */
 	uint64_t hybrid_poll_time_ns;
 };

@@ -16,6 +16,8 @@ void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_p
 	/* the probe's sleep: asked + overshoot of wall, cpu_ns of it on the CPU */
 	out->off_ns = probe->overshoot_ns > probe->cpu_ns ?
 		      (double)(probe->overshoot_ns - probe->cpu_ns) : 0;
+	if (e && e->util_windows)
+		out->hybrid_util = e->util;
 	if (e && e->pairs) {
 		out->source = HYBRID_SLEEP_PAIRS;
 		out->tie = e->tie_share >= 0.5;
@@ -56,6 +58,7 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	in->sleep_cpu_ns = f->cpu_ns;
 	in->syscall_ns = f->syscall_ns;
 	in->tie = f->tie;
+	in->hybrid_util = f->hybrid_util;
 	in->tied_ns = f->tied_ns;
 }
 
@@ -110,6 +113,11 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	struct hybrid_learned l;
 	double n;
 
+	if (r->cpu_known && r->busy_ns && r->cpu_ns <= r->busy_ns) {
+		n = e->util_windows < HYBRID_UTIL_WINDOWS ? e->util_windows + 1 : HYBRID_UTIL_WINDOWS;
+		e->util += ((double)r->cpu_ns / r->busy_ns - e->util) / n;
+		e->util_windows++;
+	}
 	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
 		return false;
 	/* a fit is a few dozen simulations: not at every window */
