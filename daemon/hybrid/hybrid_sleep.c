@@ -21,6 +21,7 @@ void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_p
 	if (e && e->pairs) {
 		out->source = HYBRID_SLEEP_PAIRS;
 		out->tie = e->tie_share >= 0.5;
+		out->h_ratio = e->h_pairs ? e->h_ratio : 0;
 		out->tied_ns = out->tie ? e->tied_ns : 0;
 		if (e->cpu_pairs)
 			out->cpu_ns = e->sleep_cpu_ns;
@@ -46,6 +47,7 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	memset(in, 0, sizeof(*in));
 	in->fine = r->fine;
 	in->mean_ns = r->mean_ns;
+	in->min_ns = r->min_ns;
 	in->reads = r->reads;
 	in->iops = r->iops;
 	in->cpu_util = r->cpu_known ? r->cpu_util : -1;
@@ -59,6 +61,7 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	in->syscall_ns = f->syscall_ns;
 	in->tie = f->tie;
 	in->hybrid_util = f->hybrid_util;
+	in->h_ratio = f->h_ratio;
 	in->tied_ns = f->tied_ns;
 }
 
@@ -142,5 +145,7 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	e->last_tied_ns = l.tied_ns;
 	if (l.cpu_known)
 		follow(&e->sleep_cpu_ns, &e->cpu_pairs, l.sleep_cpu_ns, HYBRID_TIED_PAIRS);
+	if (l.h_ratio > 0)
+		follow(&e->h_ratio, &e->h_pairs, l.h_ratio, HYBRID_TIED_PAIRS);
 	return true;
 }

@@ -66,6 +66,8 @@ struct hybrid_sleep_est {
 	double last_tied_ns;
 	uint32_t cpu_pairs;		/* ... of which with both sides' CPU known */
 	double sleep_cpu_ns;		/* one sleep's CPU, learned */
+	uint32_t h_pairs;
+	double h_ratio;			/* hybrid_poll_time / the classic fastest */
 	/* every hybrid window with its thread's CPU, any depth: the CPU's share */
 	uint32_t util_windows;
 	double util;
@@ -81,6 +83,7 @@ struct hybrid_sleep_figures {
 	bool tie;
 	double tied_ns;
 	double hybrid_util;		/* 0: no hybrid window measured */
+	double h_ratio;			/* 0: not learned */
 };
 
 void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_probe_result *probe,

@@ -107,5 +107,6 @@ void status_hybrid_sleep_write(struct status_writer *w, const struct hybrid_slee
 	sw_u64(w, "cpu_pairs", e->cpu_pairs);
 	double_or_null(w, "hybrid_cpu_util", e->util_windows, e->util);
 	sw_u64(w, "util_windows", e->util_windows);
+	double_or_null(w, "hybrid_poll_time_ratio", e->h_pairs, e->h_ratio);
 	sw_object_end(w);
 }
