@@ -73,33 +73,61 @@ static bool have_inputs(const struct hybrid_model_in *in, struct hybrid_pred *ou
 	return true;
 }
 
+/*
+ * The program's depth: the one whose classic simulation has as many
+ * requests in flight on average as were measured. Less than the depth is
+ * in flight at any time (between a completion and the refill), so the
+ * depth is the measured average rounded up, or a little more.
+ */
+static void choose_depth(struct sim_params *p, double qd)
+{
+	unsigned int lo = qd > 1 ? (unsigned int)qd : 1, hi = (unsigned int)(qd * 1.5) + 2, d;
+	double best = -1;
+	struct sim_out c;
+
+	if (hi > SIM_MAX_DEPTH)
+		hi = SIM_MAX_DEPTH;
+	p->depth = lo;
+	for (d = lo; d <= hi; d++) {
+		struct sim_params t = *p;
+		double miss;
+
+		t.depth = d;
+		sim_run(&t, false, &c);
+		miss = c.qd > qd ? c.qd - qd : qd - c.qd;
+		if (best < 0 || miss < best) {
+			best = miss;
+			p->depth = d;
+		}
+		/* deeper only adds in flight */
+		if (c.qd > qd)
+			break;
+	}
+}
+
 static void params_of(const struct hybrid_model_in *in, struct sim_params *p, double *tq)
 {
 	double submit = in->submit_ns, h;
 
 	memset(p, 0, sizeof(*p));
-	p->depth = (unsigned int)(in->qd + 0.5);
-	if (p->depth < 1)
-		p->depth = 1;
-	if (p->depth > SIM_MAX_DEPTH)
-		p->depth = SIM_MAX_DEPTH;
 	if (submit <= 0)
 		submit = in->turn_ns > 0 ? in->turn_ns : SUBMIT_SYSCALLS * in->syscall_ns;
 	p->submit_ns = submit;
 	p->poll_ns = POLL_PER_SUBMIT * submit;
 	p->turn_ns = in->turn_ns;
+	quantile_table(in->fine, tq);
+	p->tq = tq;
+	choose_depth(p, in->qd);
 	/*
 	 * The kernel asks half of hybrid_poll_time: the first request's issue
 	 * to the end of its first poll, after the rest of its batch was issued.
 	 */
 	h = in->hybrid_poll_time_ns ? (double)in->hybrid_poll_time_ns :
-				      (p->depth + 2) * submit;
+	    (in->h_ratio > 0 ? in->h_ratio : HYBRID_H_RATIO) * in->min_ns + (p->depth - 1) * submit;
 	p->sleep_off_ns = h / 2 + in->overshoot_ns;
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
 	p->tie = in->tie;
 	p->tied_ns = in->tied_ns;
-	quantile_table(in->fine, tq);
-	p->tq = tq;
 }
 
 void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *out)
@@ -126,6 +154,9 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 	/* ... plus what the simulation says hybrid changes, per read */
 	wall_h = wall_m + h.wall_per_read_ns - c.wall_per_read_ns;
 	cpu_h = cpu_m + h.cpu_per_read_ns - c.cpu_per_read_ns;
+	/* what hybrid rings here measured beats what a sleep should cost */
+	if (in->hybrid_util > 0)
+		cpu_h = in->hybrid_util * wall_h;
 	if (cpu_h < 0)
 		cpu_h = 0;
 	out->valid = true;
@@ -227,6 +258,8 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 		tp.sleep_cpu_ns = p.sleep_cpu_ns;
 	}
 	out->sleep_cpu_ns = p.sleep_cpu_ns;
+	if (classic->min_ns && h->hybrid_poll_time_ns)
+		out->h_ratio = (double)h->hybrid_poll_time_ns / classic->min_ns;
 	return 0;
 }
 

@@ -36,6 +36,8 @@ struct hybrid_pred {
 /* the bounds `auto` applies hybrid within ([agent] hybrid_min_saving, hybrid_max_loss) */
 #define HYBRID_MIN_SAVING_DEFAULT	0.25
 #define HYBRID_MAX_LOSS_DEFAULT		0.10
+/* hybrid_poll_time over the fastest completion, until a pair says otherwise */
+#define HYBRID_H_RATIO			0.5
 /* below this many reads in the window there is nothing to say */
 #define HYBRID_MODEL_MIN_READS		200
 
@@ -43,6 +45,7 @@ struct hybrid_pred {
 struct hybrid_model_in {
 	const __u64 *fine;		/* completion times, UT_FINE_SLOTS (hist.h) */
 	double mean_ns;			/* their exact mean */
+	uint64_t min_ns;		/* ... and minimum */
 	uint64_t reads;
 	double iops;
 	double cpu_util;		/* the polling thread's; < 0 not known */
@@ -60,8 +63,21 @@ struct hybrid_model_in {
 	double syscall_ns;
 	bool tie;			/* hybrid_sim.h: a sleeper waits for the device */
 	double tied_ns;
-	/* the kernel's hybrid_poll_time if known (the ring is hybrid), else 0 */
+	/*
+	 * The share of busy time the host's hybrid rings keep their polling
+	 * thread on the CPU, measured (0: none seen): where it is known, the
+	 * CPU side is that share of the predicted time per read.
+	 */
+	double hybrid_util;
+	/*
+	 * The kernel's hybrid_poll_time if known (the ring is hybrid), else
+	 * estimated: h_ratio times the fastest completion (the first request's
+	 * issue to its first poll is most of a completion's own overhead) plus
+	 * a submission for each other request of the first batch. h_ratio is
+	 * learned from pairs (0: HYBRID_H_RATIO).
+	 */
 	uint64_t hybrid_poll_time_ns;
+	double h_ratio;
 };
 
 /*
@@ -82,6 +98,7 @@ struct hybrid_learned {
 	double sleep_cpu_ns;		/* one sleep's CPU */
 	bool tie;			/* a sleeper waits for the device's next completion */
 	double tied_ns;			/* ... and this long after it */
+	double h_ratio;			/* hybrid_poll_time / the classic fastest; 0 unknown */
 };
 
 /*

@@ -172,4 +172,6 @@ void sim_run(const struct sim_params *p, bool hybrid, struct sim_out *out)
 	out->p50_ns = lat[SIM_READS / 2];
 	out->p90_ns = lat[SIM_READS * 9 / 10];
 	out->p99_ns = lat[SIM_READS * 99 / 100];
+	/* Little's law: requests in flight, on average over time */
+	out->qd = out->wall_per_read_ns > 0 ? out->mean_ns / out->wall_per_read_ns : 0;
 }

@@ -55,6 +55,7 @@ struct sim_out {
 	double cpu_per_read_ns;
 	double p50_ns, p90_ns, p99_ns;	/* issue to reap */
 	double mean_ns;
+	double qd;			/* in flight, time average */
 	double sleeps_per_read;
 };
 

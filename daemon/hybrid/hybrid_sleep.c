@@ -16,9 +16,12 @@ void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_p
 	/* the probe's sleep: asked + overshoot of wall, cpu_ns of it on the CPU */
 	out->off_ns = probe->overshoot_ns > probe->cpu_ns ?
 		      (double)(probe->overshoot_ns - probe->cpu_ns) : 0;
+	if (e && e->util_windows)
+		out->hybrid_util = e->util;
 	if (e && e->pairs) {
 		out->source = HYBRID_SLEEP_PAIRS;
 		out->tie = e->tie_share >= 0.5;
+		out->h_ratio = e->h_pairs ? e->h_ratio : 0;
 		out->tied_ns = out->tie ? e->tied_ns : 0;
 		if (e->cpu_pairs)
 			out->cpu_ns = e->sleep_cpu_ns;
@@ -44,6 +47,7 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	memset(in, 0, sizeof(*in));
 	in->fine = r->fine;
 	in->mean_ns = r->mean_ns;
+	in->min_ns = r->min_ns;
 	in->reads = r->reads;
 	in->iops = r->iops;
 	in->cpu_util = r->cpu_known ? r->cpu_util : -1;
@@ -56,7 +60,18 @@ void hybrid_model_input(const struct iopoll_window_result *r, const struct hybri
 	in->sleep_cpu_ns = f->cpu_ns;
 	in->syscall_ns = f->syscall_ns;
 	in->tie = f->tie;
+	in->hybrid_util = f->hybrid_util;
+	in->h_ratio = f->h_ratio;
 	in->tied_ns = f->tied_ns;
+}
+
+/* a running mean of the last @k values equally weighted (the first sets it) */
+static void follow(double *mean, uint32_t *count, double v, uint32_t k)
+{
+	uint32_t n = *count < k ? *count + 1 : k;
+
+	*mean += (v - *mean) / n;
+	(*count)++;
 }
 
 static struct hybrid_classic_memo *memo_find(struct hybrid_sleep_est *e, const char *comm,
@@ -108,8 +123,9 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	struct hybrid_sleep_figures f;
 	struct hybrid_model_in in;
 	struct hybrid_learned l;
-	double n;
 
+	if (r->cpu_known && r->busy_ns && r->cpu_ns <= r->busy_ns)
+		follow(&e->util, &e->util_windows, (double)r->cpu_ns / r->busy_ns, HYBRID_UTIL_WINDOWS);
 	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
 		return false;
 	/* a fit is a few dozen simulations: not at every window */
@@ -121,21 +137,15 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	hybrid_model_input(&m->r, &f, &in);
 	if (hybrid_model_learn(&in, &obs, &l))
 		return false;
-	n = e->pairs < HYBRID_TIED_PAIRS ? e->pairs + 1 : HYBRID_TIED_PAIRS;
-	e->tie_share += ((l.tie ? 1.0 : 0.0) - e->tie_share) / n;
+	follow(&e->tie_share, &e->pairs, l.tie ? 1.0 : 0.0, HYBRID_TIED_PAIRS);
 	/* the tie's length follows the pairs that found one */
-	if (l.tie) {
-		n = e->tie_pairs < HYBRID_TIED_PAIRS ? e->tie_pairs + 1 : HYBRID_TIED_PAIRS;
-		e->tied_ns += (l.tied_ns - e->tied_ns) / n;
-		e->tie_pairs++;
-	}
+	if (l.tie)
+		follow(&e->tied_ns, &e->tie_pairs, l.tied_ns, HYBRID_TIED_PAIRS);
 	e->last_tie = l.tie;
 	e->last_tied_ns = l.tied_ns;
-	e->pairs++;
-	if (l.cpu_known) {
-		n = e->cpu_pairs < HYBRID_TIED_PAIRS ? e->cpu_pairs + 1 : HYBRID_TIED_PAIRS;
-		e->sleep_cpu_ns += (l.sleep_cpu_ns - e->sleep_cpu_ns) / n;
-		e->cpu_pairs++;
-	}
+	if (l.cpu_known)
+		follow(&e->sleep_cpu_ns, &e->cpu_pairs, l.sleep_cpu_ns, HYBRID_TIED_PAIRS);
+	if (l.h_ratio > 0)
+		follow(&e->h_ratio, &e->h_pairs, l.h_ratio, HYBRID_TIED_PAIRS);
 	return true;
 }

@@ -5,6 +5,10 @@
  *   overshoot, cpu  the start-up probe's short hrtimer sleeps on an idle
  *                   host (sleep_probe.h): how much longer than asked one
  *                   lasts off the CPU, and its CPU
+ *   util            every hybrid window's share of busy time on the CPU:
+ *                   what hybrid costs here in CPU, measured (the model's
+ *                   CPU side once known: on an emulated host the sleeps'
+ *                   CPU follows the emulator, not the kernel's code)
  *   pairs           learned from programs seen both ways on this host: a
  *                   classic window and then a hybrid window of the same
  *                   program (name and executable) at depth ~1. The CPU of
@@ -33,6 +37,8 @@
 /* programs whose last classic window is kept, to pair with a hybrid one */
 #define HYBRID_SLEEP_MEMO	16
 #define HYBRID_COMM_LEN		16
+/* the hybrid CPU share follows this many recent hybrid windows */
+#define HYBRID_UTIL_WINDOWS	16
 /* learn from the 2nd hybrid window after a classic one, then every 4th */
 #define HYBRID_LEARN_FIRST	2
 #define HYBRID_LEARN_EVERY	4
@@ -60,6 +66,11 @@ struct hybrid_sleep_est {
 	double last_tied_ns;
 	uint32_t cpu_pairs;		/* ... of which with both sides' CPU known */
 	double sleep_cpu_ns;		/* one sleep's CPU, learned */
+	uint32_t h_pairs;
+	double h_ratio;			/* hybrid_poll_time / the classic fastest */
+	/* every hybrid window with its thread's CPU, any depth: the CPU's share */
+	uint32_t util_windows;
+	double util;
 	uint64_t seq;
 	struct hybrid_classic_memo memo[HYBRID_SLEEP_MEMO];
 };
@@ -71,6 +82,8 @@ struct hybrid_sleep_figures {
 	double syscall_ns;
 	bool tie;
 	double tied_ns;
+	double hybrid_util;		/* 0: no hybrid window measured */
+	double h_ratio;			/* 0: not learned */
 };
 
 void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_probe_result *probe,

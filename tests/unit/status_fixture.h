@@ -213,8 +213,15 @@ static int fx_setup(void)
 		.overshoot_ns = 52000, .overshoot_p90_ns = 90000, .cpu_ns = 15000, .syscall_ns = 700 };
 	fx.sleep_probe.done = true;
 	fx.inv.hybrid_sleep.pairs = 1;
+	fx.inv.hybrid_sleep.tie_share = 1;
+	fx.inv.hybrid_sleep.tie_pairs = 1;
+	fx.inv.hybrid_sleep.last_tie = true;
 	fx.inv.hybrid_sleep.tied_ns = 80000;
 	fx.inv.hybrid_sleep.last_tied_ns = 80000;
+	fx.inv.hybrid_sleep.util_windows = 3;
+	fx.inv.hybrid_sleep.util = 0.5;
+	fx.inv.hybrid_sleep.h_pairs = 1;
+	fx.inv.hybrid_sleep.h_ratio = 0.7;
 	fx.inv.hybrid_sleep.cpu_pairs = 1;
 	fx.inv.hybrid_sleep.sleep_cpu_ns = 30000;
 	fx_skel.bss = &fx_bss;

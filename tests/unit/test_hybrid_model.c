@@ -189,6 +189,11 @@ UT_TEST(model_slow_and_fast_devices)
 	in.cpu_util = 0.5;
 	hybrid_model_predict(&in, &fast);
 	UT_ASSERT(fast.valid && fast.cpu_util < 0.5);
+	/* the host's hybrid rings measured their CPU share: the CPU side is that share */
+	in.hybrid_util = 0.45;
+	hybrid_model_predict(&in, &fast);
+	UT_ASSERT(near(fast.cpu_util, 0.45, 1e-9));
+	UT_ASSERT(near(1 - fast.cpu_per_read_saving, 0.45 / 0.5 / (1 + fast.iops_change), 1e-9));
 }
 
 /* a pair made by the simulation with a known host is learned back */
