@@ -106,8 +106,13 @@ hy_ring() {
 }
 
 # hy_pct X: a fraction as a percentage with one decimal, or n/a
-hy_pct() { [ -n "$1" ] && awk -v x="$1" 'BEGIN { printf "%+.1f%%", x * 100 }' || echo n/a; }
-hy_csvnum() { [ -n "$1" ] && awk -v x="$1" 'BEGIN { printf "%.3f", x }' || echo n/a; }
+# (a rounded -0.0001 is written 0, not -0)
+hy_pct() {
+	[ -n "$1" ] && awk -v x="$1" 'BEGIN { v = sprintf("%+.1f", x * 100); if (v == "-0.0") v = "+0.0"; print v "%" }' || echo n/a
+}
+hy_csvnum() {
+	[ -n "$1" ] && awk -v x="$1" 'BEGIN { v = sprintf("%.3f", x); if (v == "-0.000") v = "0.000"; print v }' || echo n/a
+}
 
 # hy_meas CPU_C IOPS_C CPU_H IOPS_H: "saving change" measured
 hy_meas() {
