@@ -11,6 +11,9 @@
 #             iopoll_qd1       iopoll_load, QD1 4 KiB random reads
 #             iopoll_qd8       iopoll_load, QD8 4 KiB random reads
 #             iopoll_seq128k   iopoll_load, QD1 128 KiB sequential reads
+#             warmup           iopoll_load as iopoll_qd1, a program of its own
+#                              run once each way first: the daemon learns the
+#                              host's hybrid sleep from it (no CSV row)
 #   MODE      classic          uringtune exec --hybrid off
 #             hybrid           uringtune exec --hybrid on (the agent adds
 #                              HYBRID_IOPOLL at setup; a kernel before 6.13
@@ -69,7 +72,7 @@ else
 	say "EXEC no $(head -n 1 /tmp/exec-help)"
 fi
 mkdir -p /tmp/bin
-for w in iopoll_qd1 iopoll_qd8 iopoll_seq128k; do
+for w in warmup iopoll_qd1 iopoll_qd8 iopoll_seq128k; do
 	cp /bin/iopoll_load /tmp/bin/$w
 done
 
@@ -129,7 +132,7 @@ run_case() {
 	fio)	set -- fio --name="$name" --filename=$DEV --ioengine=io_uring --hipri=1 \
 			--direct=1 --rw=randread --bs=4k --iodepth=1 --runtime="$SECS" \
 			--time_based --lat_percentiles=1 --output-format=json ;;
-	iopoll_qd1) set -- /tmp/bin/$wl --dev $DEV --seconds "$SECS" --random --qd 1 ;;
+	iopoll_qd1|warmup) set -- /tmp/bin/$wl --dev $DEV --seconds "$SECS" --random --qd 1 ;;
 	iopoll_qd8) set -- /tmp/bin/$wl --dev $DEV --seconds "$SECS" --random --qd 8 ;;
 	iopoll_seq128k) set -- /tmp/bin/$wl --dev $DEV --seconds "$SECS" --qd 1 --bs 131072 ;;
 	*) say "ERROR unknown workload in $name"; return ;;

@@ -7,6 +7,13 @@
 # fio QD1 4 KiB random) the guest runs, under `uringtune exec` with
 # uringtuned in mode = tune:
 #
+#   warm-up                 first of all, one classic and one hybrid run of
+#                           a program of its own (warmup: iopoll_load QD1):
+#                           what a hybrid sleep costs on a host is learned
+#                           from its own hybrid rings (daemon.hybrid_sleep:
+#                           the start-up probe cannot see what TCG does to a
+#                           sleeper while the device works), as a host that
+#                           has run hybrid rings before knows it; no row
 #   classic/hybrid pairs    --hybrid off / on, HYBRID_PAIRS of them, in the
 #                           order C H H C C H (each mode's runs spread over
 #                           the same stretch of time); the measurement takes
@@ -58,6 +65,7 @@ HYBRID_MAX_LOSS=$(hybrid_bound hybrid_max_loss 0.10)
 hybrid_cases() {
 	local w k
 	[ "$1" = 7 ] || return 0
+	printf 'warmup-classic warmup-hybrid '
 	for w in $HYBRID_WORKLOADS; do
 		for k in $(seq 1 "$HYBRID_PAIRS"); do
 			if [ "$k" = 1 ]; then

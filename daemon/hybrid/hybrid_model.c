@@ -124,7 +124,8 @@ static void params_of(const struct hybrid_model_in *in, struct sim_params *p, do
 	 */
 	h = in->hybrid_poll_time_ns ? (double)in->hybrid_poll_time_ns :
 	    (in->h_ratio > 0 ? in->h_ratio : HYBRID_H_RATIO) * in->min_ns + (p->depth - 1) * submit;
-	p->sleep_off_ns = h / 2 + in->overshoot_ns;
+	/* tied: the device's completion, not the timer's overshoot, ends a sleep */
+	p->sleep_off_ns = h / 2 + (in->tie ? 0 : in->overshoot_ns);
 	p->sleep_cpu_ns = in->sleep_cpu_ns;
 	p->tie = in->tie;
 	p->tied_ns = in->tied_ns;
@@ -199,19 +200,6 @@ static double fit_tied(struct sim_params *p, const struct sim_out *c, double tar
 	return p->tied_ns = (lo + hi) / 2;
 }
 
-/* the sleep's CPU that makes the simulated CPU per read differ as measured */
-static double fit_cpu(struct sim_params *p, const struct sim_out *c, double d_meas)
-{
-	struct sim_out h;
-	double cpu;
-
-	sim_run(p, true, &h);
-	/* at depth ~1 every read sleeps once: the difference moves with it one for one */
-	cpu = p->sleep_cpu_ns + d_meas - (h.cpu_per_read_ns - c->cpu_per_read_ns) /
-	      (h.sleeps_per_read ? h.sleeps_per_read : 1);
-	return cpu > 0 ? cpu : 0;
-}
-
 /* how far the simulated hybrid's median and 90th percentile are from @h's */
 static double miss(const struct sim_params *p, const struct sim_out *c, const double meas[2])
 {
@@ -229,13 +217,12 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 		       struct hybrid_learned *out)
 {
 	struct hybrid_model_in in = *classic;
-	double tq[SIM_QUANTILES], d[2], d_cpu, tied_miss;
+	double tq[SIM_QUANTILES], d[2];
 	struct hybrid_pred none;
 	struct sim_params p, tp;
 	struct sim_out c;
 
 	memset(out, 0, sizeof(*out));
-	out->sleep_cpu_ns = classic->sleep_cpu_ns;
 	if (!have_inputs(classic, &none) || h->p50_ns <= 0)
 		return -EINVAL;
 	in.tie = false;
@@ -245,19 +232,11 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 	/* the measured differences, hybrid less classic, at the median and the 90th */
 	d[0] = h->p50_ns - fine_quantile(classic->fine, 0.5);
 	d[1] = h->p90_ns - fine_quantile(classic->fine, 0.9);
-	out->cpu_known = h->cpu_per_read_ns >= 0 && classic->cpu_util >= 0;
-	d_cpu = out->cpu_known ? h->cpu_per_read_ns - classic->cpu_util * 1e9 / classic->iops : 0;
-	/* a sleep's CPU (it moves the latency too), then tie or no tie; twice, each on the other */
-	for (int round = 0; round < 2; round++) {
-		if (out->cpu_known)
-			p.sleep_cpu_ns = fit_cpu(out->tie ? &tp : &p, &c, d_cpu);
-		tp = p;
-		out->tied_ns = fit_tied(&tp, &c, d[0]);
-		tied_miss = miss(&tp, &c, d);
-		out->tie = tied_miss < miss(&p, &c, d);
-		tp.sleep_cpu_ns = p.sleep_cpu_ns;
-	}
-	out->sleep_cpu_ns = p.sleep_cpu_ns;
+	/* tied: the timer's overshoot is the device's doing, and the tie is fitted */
+	tp = p;
+	tp.sleep_off_ns = h->hybrid_poll_time_ns / 2.0;
+	out->tied_ns = fit_tied(&tp, &c, d[0]);
+	out->tie = miss(&tp, &c, d) < miss(&p, &c, d);
 	if (classic->min_ns && h->hybrid_poll_time_ns)
 		out->h_ratio = (double)h->hybrid_poll_time_ns / classic->min_ns;
 	return 0;

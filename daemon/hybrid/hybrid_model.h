@@ -90,12 +90,9 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 struct hybrid_observed {
 	double p50_ns, p90_ns;		/* completion time */
 	uint64_t hybrid_poll_time_ns;
-	double cpu_per_read_ns;		/* < 0 not known */
 };
 
 struct hybrid_learned {
-	bool cpu_known;			/* both windows had their thread's CPU */
-	double sleep_cpu_ns;		/* one sleep's CPU */
 	bool tie;			/* a sleeper waits for the device's next completion */
 	double tied_ns;			/* ... and this long after it */
 	double h_ratio;			/* hybrid_poll_time / the classic fastest; 0 unknown */
@@ -103,14 +100,13 @@ struct hybrid_learned {
 
 /*
  * The host's sleep, learned from one program's pair of windows at depth ~1:
- * @classic (a classic window as the model's input) and @h. First the CPU
- * of one sleep that makes the simulated difference in CPU per read the
- * measured one (the probe's kept if either side's CPU is not known); then
- * tie or not: with a tie, tied_ns makes the simulated hybrid median exceed
- * the classic one by what was measured, and the tie is taken if that
- * matches the median and the 90th percentile better than no tie does
- * (quantiles, not means: one stall of the host must not teach a long tie).
- * -EINVAL when the pair says nothing (no sleep figures, too few reads).
+ * @classic (a classic window as the model's input) and @h. Tie or not:
+ * with a tie (the sleep ends at the device's completion, not the timer's),
+ * tied_ns makes the simulated hybrid median exceed the classic one by what
+ * was measured, and the tie is taken if that matches the median and the
+ * 90th percentile better than the timer alone (with the probe's overshoot)
+ * does. Quantiles, not means: one stall of the host must not teach a long
+ * tie. -EINVAL when the pair says nothing (no sleep figures, too few reads).
  */
 int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
 		       struct hybrid_learned *out);

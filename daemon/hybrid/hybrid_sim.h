@@ -18,8 +18,8 @@
  * waking, and keeps the thread off the CPU for its asked time plus the
  * host's overshoot (sleep_off_ns). On a host where a sleeper cannot wake
  * while the device is working (tie: an emulated one, QEMU TCG, runs device
- * and timers on one thread), it also stays off until tied_ns after the
- * device's next completion. Whether there is a tie is learned
+ * and timers on one thread), it stays off until tied_ns after the device's
+ * next completion (and the overshoot is that: the model leaves it out). Whether there is a tie is learned
  * (hybrid_sleep.h); without one, timers wake sleepers on time.
  *
  * Completion times are drawn from the ring's measured distribution by

@@ -23,8 +23,6 @@ void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_p
 		out->tie = e->tie_share >= 0.5;
 		out->h_ratio = e->h_pairs ? e->h_ratio : 0;
 		out->tied_ns = out->tie ? e->tied_ns : 0;
-		if (e->cpu_pairs)
-			out->cpu_ns = e->sleep_cpu_ns;
 	}
 }
 
@@ -118,7 +116,6 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 	struct hybrid_observed obs = {
 		.p50_ns = hybrid_fine_quantile(r->fine, 0.5), .p90_ns = hybrid_fine_quantile(r->fine, 0.9),
 		.hybrid_poll_time_ns = r->hybrid_poll_time_ns,
-		.cpu_per_read_ns = r->cpu_known && r->reads ? (double)r->cpu_ns / r->reads : -1,
 	};
 	struct hybrid_sleep_figures f;
 	struct hybrid_model_in in;
@@ -143,8 +140,6 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 		follow(&e->tied_ns, &e->tie_pairs, l.tied_ns, HYBRID_TIED_PAIRS);
 	e->last_tie = l.tie;
 	e->last_tied_ns = l.tied_ns;
-	if (l.cpu_known)
-		follow(&e->sleep_cpu_ns, &e->cpu_pairs, l.sleep_cpu_ns, HYBRID_TIED_PAIRS);
 	if (l.h_ratio > 0)
 		follow(&e->h_ratio, &e->h_pairs, l.h_ratio, HYBRID_TIED_PAIRS);
 	return true;

@@ -11,12 +11,11 @@
  *                   CPU follows the emulator, not the kernel's code)
  *   pairs           learned from programs seen both ways on this host: a
  *                   classic window and then a hybrid window of the same
- *                   program (name and executable) at depth ~1. The CPU of
- *                   one sleep, from the CPU per read; and whether there
- *                   is a tie, a sleeper that cannot wake before the
+ *                   program (name and executable) at depth ~1: whether
+ *                   there is a tie, a sleeper that cannot wake before the
  *                   device's next completion (QEMU TCG, where device and
- *                   timers share one thread), and how long after it,
- *                   from the completion times (hybrid_model_learn()).
+ *                   timers share one thread), and how long after it, from
+ *                   the completion times (hybrid_model_learn()).
  *
  * Pure: the caller brings windows and the probe's result.
  */
@@ -64,8 +63,6 @@ struct hybrid_sleep_est {
 	double tied_ns;			/* ... and how long, over those */
 	bool last_tie;
 	double last_tied_ns;
-	uint32_t cpu_pairs;		/* ... of which with both sides' CPU known */
-	double sleep_cpu_ns;		/* one sleep's CPU, learned */
 	uint32_t h_pairs;
 	double h_ratio;			/* hybrid_poll_time / the classic fastest */
 	/* every hybrid window with its thread's CPU, any depth: the CPU's share */

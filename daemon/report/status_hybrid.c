@@ -104,7 +104,6 @@ void status_hybrid_sleep_write(struct status_writer *w, const struct hybrid_slee
 	double_or_null(w, "tied_ns", f.tie, f.tied_ns);
 	double_or_null(w, "tie_share", e->pairs, e->tie_share);
 	double_or_null(w, "last_pair_tied_ns", e->pairs && e->last_tie, e->last_tied_ns);
-	sw_u64(w, "cpu_pairs", e->cpu_pairs);
 	double_or_null(w, "hybrid_cpu_util", e->util_windows, e->util);
 	sw_u64(w, "util_windows", e->util_windows);
 	double_or_null(w, "hybrid_poll_time_ratio", e->h_pairs, e->h_ratio);

@@ -222,8 +222,6 @@ static int fx_setup(void)
 	fx.inv.hybrid_sleep.util = 0.5;
 	fx.inv.hybrid_sleep.h_pairs = 1;
 	fx.inv.hybrid_sleep.h_ratio = 0.7;
-	fx.inv.hybrid_sleep.cpu_pairs = 1;
-	fx.inv.hybrid_sleep.sleep_cpu_ns = 30000;
 	fx_skel.bss = &fx_bss;
 	fx_bss.events_lost = UINT64_MAX - 1;
 	fx_bss.rings_dropped = 3;

@@ -210,25 +210,21 @@ UT_TEST(learn_recovers_the_host)
 	for (uint64_t ns = 60000; ns < 140000; ns += 4000)
 		fine[hist_fine_slot(ns)] += 500;
 	in = classic_in(fine, 100 * US);
-	/* the truth: a tie of 70 us, 12 us of CPU a sleep; what hybrid then measures */
+	/* the truth: a tie of 70 us; what hybrid then measures */
 	in.tie = true;
 	in.tied_ns = 70 * US;
-	in.sleep_cpu_ns = 12 * US;
 	hybrid_model_predict(&in, &truth);
 	UT_ASSERT(truth.valid);
 	obs.p50_ns = hybrid_fine_quantile(fine, 0.5) + truth.p50_ns - 100 * US;
 	obs.hybrid_poll_time_ns = 0;
-	obs.cpu_per_read_ns = (1 - truth.cpu_per_read_saving) * 1e9 / in.iops;
 	/* the predicted p90 is not an output: the tie moves every read by the same */
 	obs.p90_ns = hybrid_fine_quantile(fine, 0.9) + (obs.p50_ns - hybrid_fine_quantile(fine, 0.5));
-	/* what the daemon starts from: the probe's 5 us of CPU, no tie */
+	/* what the daemon starts from: the probe alone, no tie */
 	in.tie = false;
 	in.tied_ns = 0;
-	in.sleep_cpu_ns = 5 * US;
 	UT_ASSERT(hybrid_model_learn(&in, &obs, &l) == 0);
-	UT_ASSERT(l.cpu_known && l.tie);
+	UT_ASSERT(l.tie);
 	UT_ASSERT(near(l.tied_ns, 70 * US, 8 * US));
-	UT_ASSERT(near(l.sleep_cpu_ns, 12 * US, 2 * US));
 	/* a hybrid no slower than classic: no tie */
 	obs.p50_ns = hybrid_fine_quantile(fine, 0.5);
 	obs.p90_ns = hybrid_fine_quantile(fine, 0.9);
