@@ -7,7 +7,7 @@
 # fio QD1 4 KiB random) the guest runs, under `uringtune exec` with
 # uringtuned in mode = tune:
 #
-#   warm-up                 first of all, one classic and one hybrid run of
+#   warm-up                 first of all, two classic/hybrid pairs of
 #                           a program of its own (warmup: iopoll_load QD1):
 #                           what a hybrid sleep costs on a host is learned
 #                           from its own hybrid rings (daemon.hybrid_sleep:
@@ -65,7 +65,7 @@ HYBRID_MAX_LOSS=$(hybrid_bound hybrid_max_loss 0.10)
 hybrid_cases() {
 	local w k
 	[ "$1" = 7 ] || return 0
-	printf 'warmup-classic warmup-hybrid '
+	printf 'warmup-classic warmup-hybrid warmup-classic2 warmup-hybrid2 '
 	for w in $HYBRID_WORKLOADS; do
 		for k in $(seq 1 "$HYBRID_PAIRS"); do
 			if [ "$k" = 1 ]; then

@@ -40,6 +40,12 @@ static double fine_quantile(const __u64 *fine, double u)
 	       (double)(hist_fine_hi(i) - hist_fine_lo(i));
 }
 
+/* the middle of a distribution: the mean of its quartiles and median */
+static double fine_mid(const __u64 *fine)
+{
+	return (fine_quantile(fine, 0.25) + fine_quantile(fine, 0.5) + fine_quantile(fine, 0.75)) / 3;
+}
+
 /* the simulation's table: quantiles (k + 0.5) / SIM_QUANTILES, in one pass */
 static void quantile_table(const __u64 *fine, double tq[SIM_QUANTILES])
 {
@@ -178,7 +184,7 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 #define TIED_STEPS		16
 #define TIED_MAX_NS		(10.0 * 1000 * 1000)
 
-/* the tie that makes the simulated hybrid median exceed classic's by @target */
+/* the tie that makes the simulated hybrid's middle (p25, p50, p75) exceed classic's by @target */
 static double fit_tied(struct sim_params *p, const struct sim_out *c, double target)
 {
 	double lo = 0, hi = TIED_MAX_NS;
@@ -187,12 +193,12 @@ static double fit_tied(struct sim_params *p, const struct sim_out *c, double tar
 	p->tie = true;
 	p->tied_ns = 0;
 	sim_run(p, true, &h);
-	if (h.p50_ns - c->p50_ns >= target)
+	if (h.mid_ns - c->mid_ns >= target)
 		return 0;
 	for (int i = 0; i < TIED_STEPS; i++) {
 		p->tied_ns = (lo + hi) / 2;
 		sim_run(p, true, &h);
-		if (h.p50_ns - c->p50_ns < target)
+		if (h.mid_ns - c->mid_ns < target)
 			lo = p->tied_ns;
 		else
 			hi = p->tied_ns;
@@ -207,7 +213,7 @@ static double miss(const struct sim_params *p, const struct sim_out *c, const do
 	double a, b;
 
 	sim_run(p, true, &h);
-	a = h.p50_ns - c->p50_ns - meas[0];
+	a = h.mid_ns - c->mid_ns - meas[0];
 	b = h.p90_ns - c->p90_ns - meas[1];
 
 	return (a < 0 ? -a : a) + (b < 0 ? -b : b);
@@ -223,14 +229,14 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 	struct sim_out c;
 
 	memset(out, 0, sizeof(*out));
-	if (!have_inputs(classic, &none) || h->p50_ns <= 0)
+	if (!have_inputs(classic, &none) || h->mid_ns <= 0)
 		return -EINVAL;
 	in.tie = false;
 	in.hybrid_poll_time_ns = h->hybrid_poll_time_ns;
 	params_of(&in, &p, tq);
 	sim_run(&p, false, &c);
 	/* the measured differences, hybrid less classic, at the median and the 90th */
-	d[0] = h->p50_ns - fine_quantile(classic->fine, 0.5);
+	d[0] = h->mid_ns - fine_mid(classic->fine);
 	d[1] = h->p90_ns - fine_quantile(classic->fine, 0.9);
 	/* tied: the timer's overshoot is the device's doing, and the tie is fitted */
 	tp = p;
@@ -240,6 +246,11 @@ int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybri
 	if (classic->min_ns && h->hybrid_poll_time_ns)
 		out->h_ratio = (double)h->hybrid_poll_time_ns / classic->min_ns;
 	return 0;
+}
+
+double hybrid_fine_mid(const __u64 *fine)
+{
+	return fine_mid(fine);
 }
 
 double hybrid_fine_quantile(const __u64 *fine, double u)

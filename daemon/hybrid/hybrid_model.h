@@ -88,7 +88,7 @@ void hybrid_model_predict(const struct hybrid_model_in *in, struct hybrid_pred *
 
 /* what a hybrid window of the same program measured, to learn from */
 struct hybrid_observed {
-	double p50_ns, p90_ns;		/* completion time */
+	double mid_ns, p90_ns;		/* completion time: mean of p25/p50/p75, p90 */
 	uint64_t hybrid_poll_time_ns;
 };
 
@@ -102,15 +102,17 @@ struct hybrid_learned {
  * The host's sleep, learned from one program's pair of windows at depth ~1:
  * @classic (a classic window as the model's input) and @h. Tie or not:
  * with a tie (the sleep ends at the device's completion, not the timer's),
- * tied_ns makes the simulated hybrid median exceed the classic one by what
- * was measured, and the tie is taken if that matches the median and the
- * 90th percentile better than the timer alone (with the probe's overshoot)
- * does. Quantiles, not means: one stall of the host must not teach a long
+ * tied_ns makes the simulated hybrid's middle (the mean of p25, p50, p75)
+ * exceed the classic one's by what was measured, and the tie is taken if
+ * that matches the middle and the 90th percentile better than the timer
+ * alone (with the probe's overshoot) does. Quantiles, not means: one stall of the host must not teach a long
  * tie. -EINVAL when the pair says nothing (no sleep figures, too few reads).
  */
 int hybrid_model_learn(const struct hybrid_model_in *classic, const struct hybrid_observed *h,
 		       struct hybrid_learned *out);
 
+/* the mean of p25, p50 and p75 of a fine histogram */
+double hybrid_fine_mid(const __u64 *fine);
 /* the completion time at quantile u of a fine histogram (hist.h), interpolated */
 double hybrid_fine_quantile(const __u64 *fine, double u);
 

@@ -170,6 +170,7 @@ void sim_run(const struct sim_params *p, bool hybrid, struct sim_out *out)
 		out->mean_ns += lat[i] / SIM_READS;
 	qsort(lat, SIM_READS, sizeof(lat[0]), cmp_double);
 	out->p50_ns = lat[SIM_READS / 2];
+	out->mid_ns = (lat[SIM_READS / 4] + out->p50_ns + lat[SIM_READS * 3 / 4]) / 3;
 	out->p90_ns = lat[SIM_READS * 9 / 10];
 	out->p99_ns = lat[SIM_READS * 99 / 100];
 	/* Little's law: requests in flight, on average over time */

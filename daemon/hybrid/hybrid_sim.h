@@ -54,6 +54,7 @@ struct sim_out {
 	double wall_per_read_ns;
 	double cpu_per_read_ns;
 	double p50_ns, p90_ns, p99_ns;	/* issue to reap */
+	double mid_ns;			/* the mean of p25, p50 and p75 */
 	double mean_ns;
 	double qd;			/* in flight, time average */
 	double sleeps_per_read;

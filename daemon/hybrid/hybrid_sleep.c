@@ -114,7 +114,7 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 {
 	struct hybrid_classic_memo *m = memo_find(e, comm, exe);
 	struct hybrid_observed obs = {
-		.p50_ns = hybrid_fine_quantile(r->fine, 0.5), .p90_ns = hybrid_fine_quantile(r->fine, 0.9),
+		.mid_ns = hybrid_fine_mid(r->fine), .p90_ns = hybrid_fine_quantile(r->fine, 0.9),
 		.hybrid_poll_time_ns = r->hybrid_poll_time_ns,
 	};
 	struct hybrid_sleep_figures f;
