@@ -172,29 +172,6 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	return 0;
 }
 
-/* a new ring may sit at a closed ring's address: its counts start at zero */
-SEC("tp_btf/io_uring_create")
-int BPF_PROG(iop_ring_create, int fd, void *ctxp)
-{
-	__u64 key = (__u64)ctxp;
-
-	bpf_map_delete_elem(&iopoll_rings, &key);
-	return 0;
-}
-
-SEC("tp_btf/io_uring_submit_req")
-int BPF_PROG(iop_submit, struct io_kiocb *req)
-{
-	return on_submit(req);
-}
-
-/* before 6.3 the same tracepoint was io_uring_submit_sqe(req, force_nonblock) */
-SEC("tp_btf/io_uring_submit_sqe")
-int BPF_PROG(iop_submit_sqe, struct io_kiocb *req)
-{
-	return on_submit(req);
-}
-
 struct io_ring_ctx___hybrid {
 	u64 hybrid_poll_time;
 } __attribute__((preserve_access_index));
@@ -216,7 +193,12 @@ static __always_inline bool ring_is_iopoll(void *ctxp)
 	return k->iopoll;
 }
 
-/* io_uring_complete(ctx, req, ...): the trailing arguments changed over time */
+/*
+ * io_uring_complete(ctx, req, ...): the trailing arguments changed over time.
+ * Defined before the submission hooks so that the skeleton attaches it
+ * first: a request timed at submission must never complete unseen (it would
+ * count as in flight for the ring's life).
+ */
 SEC("tp_btf/io_uring_complete")
 int BPF_PROG(iop_complete, void *ctxp, void *reqp)
 {
@@ -255,4 +237,27 @@ int BPF_PROG(iop_complete, void *ctxp, void *reqp)
 	if (bpf_core_field_exists(h->hybrid_poll_time))
 		st->hybrid_poll_time_ns = BPF_CORE_READ(h, hybrid_poll_time);
 	return 0;
+}
+
+/* a new ring may sit at a closed ring's address: its counts start at zero */
+SEC("tp_btf/io_uring_create")
+int BPF_PROG(iop_ring_create, int fd, void *ctxp)
+{
+	__u64 key = (__u64)ctxp;
+
+	bpf_map_delete_elem(&iopoll_rings, &key);
+	return 0;
+}
+
+SEC("tp_btf/io_uring_submit_req")
+int BPF_PROG(iop_submit, struct io_kiocb *req)
+{
+	return on_submit(req);
+}
+
+/* before 6.3 the same tracepoint was io_uring_submit_sqe(req, force_nonblock) */
+SEC("tp_btf/io_uring_submit_sqe")
+int BPF_PROG(iop_submit_sqe, struct io_kiocb *req)
+{
+	return on_submit(req);
 }
