@@ -38,8 +38,8 @@
 #define HYBRID_COMM_LEN		16
 /* the hybrid CPU share follows this many recent hybrid windows */
 #define HYBRID_UTIL_WINDOWS	16
-/* learn from the 2nd hybrid window after a classic one, then every 2nd */
-#define HYBRID_LEARN_FIRST	2
+/* learn from the 1st hybrid window after a classic one, then every 2nd */
+#define HYBRID_LEARN_FIRST	1
 #define HYBRID_LEARN_EVERY	2
 
 enum hybrid_sleep_source {
