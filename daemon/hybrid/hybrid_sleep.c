@@ -72,18 +72,39 @@ static void follow(double *mean, uint32_t *count, double v, uint32_t k)
 	(*count)++;
 }
 
-static struct hybrid_classic_memo *memo_find(struct hybrid_sleep_est *e, const char *comm,
-					     const char *exe)
+/* the memo entry of (comm, exe), -1 if none */
+static int memo_index(const struct hybrid_sleep_est *e, const char *comm, const char *exe)
 {
 	for (int i = 0; i < HYBRID_SLEEP_MEMO; i++) {
-		struct hybrid_classic_memo *m = &e->memo[i];
+		const struct hybrid_classic_memo *m = &e->memo[i];
 
 		if (m->seq && !strncmp(m->comm, comm, sizeof(m->comm)) &&
 		    !strncmp(m->exe, exe, sizeof(m->exe)))
-			return m;
+			return i;
 	}
-	return NULL;
+	return -1;
 }
+
+static struct hybrid_classic_memo *memo_find(struct hybrid_sleep_est *e, const char *comm,
+					     const char *exe)
+{
+	int i = memo_index(e, comm, exe);
+
+	return i < 0 ? NULL : &e->memo[i];
+}
+
+void hybrid_sleep_figures_for(const struct hybrid_sleep_est *e,
+			      const struct sleep_probe_result *probe, const char *comm,
+			      const char *exe, struct hybrid_sleep_figures *out)
+{
+	int i = memo_index(e, comm, exe);
+
+	hybrid_sleep_figures(e, probe, out);
+	if (out->source != HYBRID_SLEEP_NONE && i >= 0 && e->memo[i].util_windows)
+		out->hybrid_util = e->memo[i].util;
+}
+
+
 
 void hybrid_sleep_note_classic(struct hybrid_sleep_est *e, const char *comm, const char *exe,
 			       const struct iopoll_window_result *r)
@@ -125,6 +146,8 @@ bool hybrid_sleep_note_hybrid(struct hybrid_sleep_est *e, const char *comm, cons
 		follow(&e->util, &e->util_windows, (double)r->cpu_ns / r->busy_ns, HYBRID_UTIL_WINDOWS);
 	if (!m || !r->hybrid_poll_time_ns || r->qd > HYBRID_SLEEP_MAX_QD)
 		return false;
+	if (r->cpu_known && r->busy_ns && r->cpu_ns <= r->busy_ns)
+		follow(&m->util, &m->util_windows, (double)r->cpu_ns / r->busy_ns, HYBRID_UTIL_WINDOWS);
 	/* a fit is a few dozen simulations: not at every window */
 	if (++m->hybrid_windows < HYBRID_LEARN_FIRST ||
 	    (m->hybrid_windows - HYBRID_LEARN_FIRST) % HYBRID_LEARN_EVERY)

@@ -53,6 +53,9 @@ struct hybrid_classic_memo {
 	char exe[UT_EXE_LEN];
 	uint64_t seq;			/* larger: more recent */
 	uint32_t hybrid_windows;	/* hybrid windows seen since r */
+	/* the program's own hybrid windows' CPU share, when it has some */
+	uint32_t util_windows;
+	double util;
 	struct iopoll_window_result r;
 };
 
@@ -86,6 +89,14 @@ struct hybrid_sleep_figures {
 void hybrid_sleep_figures(const struct hybrid_sleep_est *e, const struct sleep_probe_result *probe,
 			  struct hybrid_sleep_figures *out);
 const char *hybrid_sleep_source_name(enum hybrid_sleep_source s);
+
+/*
+ * ... for a ring of (comm, exe): the program's own hybrid CPU share where
+ * the program (at depth ~1) has had hybrid rings, the host's otherwise
+ */
+void hybrid_sleep_figures_for(const struct hybrid_sleep_est *e,
+			      const struct sleep_probe_result *probe, const char *comm,
+			      const char *exe, struct hybrid_sleep_figures *out);
 
 /* the model's input from a window and the host's figures */
 void hybrid_model_input(const struct iopoll_window_result *r, const struct hybrid_sleep_figures *f,

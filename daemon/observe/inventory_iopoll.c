@@ -43,7 +43,7 @@ void iopoll_ring_window(struct inventory *inv, struct ut_ring *ring)
 					 probe);
 	} else {
 		hybrid_sleep_note_classic(&inv->hybrid_sleep, ring->obs.holder.comm, w->exe, &w->recent);
-		hybrid_sleep_figures(&inv->hybrid_sleep, probe, &f);
+		hybrid_sleep_figures_for(&inv->hybrid_sleep, probe, ring->obs.holder.comm, w->exe, &f);
 		hybrid_model_input(&w->recent, &f, &in);
 		hybrid_model_predict(&in, &w->pred);
 	}

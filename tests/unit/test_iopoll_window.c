@@ -153,6 +153,15 @@ UT_TEST(sleep_pairs)
 	UT_ASSERT(!hybrid_sleep_note_hybrid(&e, "fio", "/usr/bin/fio", &h, &probe));
 	UT_ASSERT(hybrid_sleep_note_hybrid(&e, "fio", "/usr/bin/fio", &h, &probe));
 	UT_ASSERT(e.pairs == 2);
+	/* another program's hybrid ring at 90% CPU: the host's share moves, fio's own does not */
+	h.cpu_ns = 900 * MS;
+	UT_ASSERT(!hybrid_sleep_note_hybrid(&e, "db", "/usr/bin/db", &h, &probe));
+	hybrid_sleep_figures(&e, &probe, &f);
+	UT_ASSERT(f.hybrid_util > 0.55);
+	hybrid_sleep_figures_for(&e, &probe, "fio", "/usr/bin/fio", &f);
+	UT_ASSERT(f.hybrid_util > 0.499 && f.hybrid_util < 0.501);
+	hybrid_sleep_figures_for(&e, &probe, "db", "/usr/bin/db", &f);
+	UT_ASSERT(f.hybrid_util > 0.55);
 	UT_ASSERT_STR_EQ(hybrid_sleep_source_name(f.source), "probe+pairs");
 }
 
