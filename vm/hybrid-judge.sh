@@ -16,16 +16,18 @@
 #                           has run hybrid rings before knows it; no row
 #   classic/hybrid pairs    --hybrid off / on, HYBRID_PAIRS of them, in the
 #                           order C H H C C H (each mode's runs spread over
-#                           the same stretch of time); the measurement takes
-#                           each mode's fastest run (hy_stats: the least
-#                           disturbed by the shared host)
+#                           the same stretch of time); the measurement is
+#                           the median over the pairs of each pair's own
+#                           classic vs hybrid (a pair's two runs share the
+#                           conditions of the shared host; the median leaves
+#                           out a pair a stall caught)
 #   auto                    --hybrid auto: the daemon decides from what it
 #                           measured of the program (its verdict)
 #
 # and takes `uringtune status --json` once the ring has a closed
 # measurement window. What the daemon predicted for hybrid (rings[].iopoll.
-# advice in the status of the fastest classic run) goes beside what the
-# workloads themselves measured:
+# advice in the status of each classic run; their median) goes beside what
+# the workloads themselves measured:
 #
 #   cpu_per_read_saving_meas = 1 - (cpu_h / iops_h) / (cpu_c / iops_c)
 #   iops_change_meas         = iops_h / iops_c - 1
@@ -129,6 +131,15 @@ hy_meas() {
 		printf "%.6f %.6f\n", 1 - (ch / ih) / (cc / ic), ih / ic - 1 }'
 }
 
+# hy_median VALUES...: the median of the numbers given ("" if none): the
+# middle one, or the mean of the two middle ones
+hy_median() {
+	[ $# -gt 0 ] || return 0
+	printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END {
+		if (NR % 2) printf "%.6f\n", v[(NR + 1) / 2]
+		else printf "%.6f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
 # hy_bound WORKLOAD WHAT PRED MEAS: FAIL unless both exist and are within
 # the bound (percentage points of the fractions)
 hy_bound() {
@@ -186,23 +197,23 @@ hy_stats() {
 	done
 }
 
-# hy_pred WORKLOAD BEST: the daemon's prediction in the status of the
-# classic run BEST (the one whose numbers are the classic side of the
-# measurement: prediction and measurement under the same conditions): sets
-# psave, piops, prec (true/false/n/a: its recommend_hybrid), pwhy (why the
-# daemon has none, when it has none) and pall (every classic run's, to see
-# the spread)
+# hy_pred WORKLOAD BEST: the daemon's predictions in the status of each
+# classic run: psl and pil (the saving and the IOPS change of every run
+# that had one; hy_row takes their medians), pall (all of them, for the
+# summary), and of the classic run BEST: prec (true/false/n/a: its
+# recommend_hybrid) and pwhy (why the daemon has none, when it has none)
 hy_pred() {
 	local c r ps pi
 	psave= piops= prec=n/a pwhy= pall=
+	psl=() pil=()
 	for c in $(hy_mode_cases "$1" classic); do
 		r=$(hy_ring "$c")
 		ps=$(jq -r '.iopoll.advice.cpu_per_read_saving // empty' <<<"$r" 2>/dev/null)
 		pi=$(jq -r '.iopoll.advice.iops_change // empty' <<<"$r" 2>/dev/null)
 		pall="$pall${pall:+, }$(hy_pct "$ps") $(hy_pct "$pi")"
+		[ -z "$ps" ] || psl+=("$ps")
+		[ -z "$pi" ] || pil+=("$pi")
 		[ "$c" = "$2" ] || continue
-		psave=$ps
-		piops=$pi
 		[ -n "$r" ] || { pwhy="the ring of $c is not in its status"; continue; }
 		prec=$(jq -r '.iopoll.advice.recommend_hybrid | if . == null then "n/a" else tostring end' <<<"$r")
 		jq -e '.iopoll.window.reads // 0 | . > 0' >/dev/null <<<"$r" ||
@@ -267,21 +278,19 @@ hy_fmt() {
 }
 
 # hy_row WORKLOAD COMM: judge one workload, print its summary line, add its
-# CSV row. Measured: each mode's fastest run (hy_stats); each pair's own
-# classic vs hybrid is shown beside it, to see the spread
+# CSV row. Measured: the median over the pairs of each pair's own classic
+# vs hybrid (a pair's two runs are next to each other, under the same
+# conditions of the shared host; the median leaves out a pair that a stall
+# caught); predicted: the median of the classic runs' predictions. The
+# summary shows each mode's fastest run (hy_stats) and every pair and
+# prediction, to see the spread.
 hy_row() {
-	local w=$1 cs hs cb hb ms mi pairs="" k s c h
+	local w=$1 cs hs cb hb ms mi pairs="" k s c h msl=() mil=()
 	hy_stats "$w" classic
 	cs=$stats cb=$best
 	hy_stats "$w" hybrid
 	hs=$stats hb=$best
 	hy_pred "$w" "$cb"
-	ms= mi=
-	if [ -n "$cs" ] && [ -n "$hs" ]; then
-		read -r -a c <<<"$cs"
-		read -r -a h <<<"$hs"
-		read -r ms mi <<<"$(hy_meas "${c[1]}" "${c[0]}" "${h[1]}" "${h[0]}")"
-	fi
 	for k in $(seq 1 "$HYBRID_PAIRS"); do
 		[ "$k" = 1 ] && k=
 		c=$(hy_num "$w-classic$k")
@@ -290,8 +299,15 @@ hy_row() {
 		read -r -a c <<<"$c"
 		read -r -a h <<<"$h"
 		s=$(hy_meas "${c[1]}" "${c[0]}" "${h[1]}" "${h[0]}")
-		[ -z "$s" ] || pairs="$pairs${pairs:+, }$(hy_pct "${s%% *}") $(hy_pct "${s##* }")"
+		[ -n "$s" ] || continue
+		pairs="$pairs${pairs:+, }$(hy_pct "${s%% *}") $(hy_pct "${s##* }")"
+		msl+=("${s%% *}")
+		mil+=("${s##* }")
 	done
+	ms=$(hy_median "${msl[@]}")
+	mi=$(hy_median "${mil[@]}")
+	psave=$(hy_median "${psl[@]}")
+	piops=$(hy_median "${pil[@]}")
 	hy_auto "$w" "$2"
 	if [ -z "$psave" ] && [ -z "$piops" ]; then
 		fail_ "hybrid $w: no prediction ($pwhy); measured CPU per read saving $(hy_pct "$ms"), IOPS change $(hy_pct "$mi")"
@@ -302,7 +318,7 @@ hy_row() {
 	echo "$krel,$w,$(hy_csvnum "$psave"),$(hy_csvnum "$ms"),$(hy_csvnum "$piops"),$(hy_csvnum "$mi"),$prec" >>"$tmp/hybrid.rows"
 	echo "vmtest: $krel hybrid $w: classic $(hy_fmt "$cs") [${cb#"$w-"}] | hybrid $(hy_fmt "$hs") [${hb#"$w-"}] | $adesc" \
 		"| CPU per read saving predicted $(hy_pct "$psave") measured $(hy_pct "$ms")," \
-		"IOPS change predicted $(hy_pct "$piops") measured $(hy_pct "$mi")" \
+		"IOPS change predicted $(hy_pct "$piops") measured $(hy_pct "$mi") (medians)" \
 		"(predicted in each classic run: ${pall:-n/a}; measured in each pair: ${pairs:-n/a})" \
 		"| recommended $prec"
 }
