@@ -48,6 +48,9 @@ HYBRID_WORKLOADS="iopoll_qd1 iopoll_qd8 iopoll_seq128k fio"
 # pair caught by a stall of the shared host is outvoted
 HYBRID_PAIRS=${UT_VM_HYBRID_PAIRS:-3}
 HYBRID_BOUND_PP=${UT_VM_HYBRID_BOUND_PP:-10}
+# UT_VM_HYBRID_BOUND=report: a prediction outside the bound is printed as a
+# NOTE, not a failure (make check's vm_kernel_7: the bound is noise-limited
+# on an emulated, shared host; `make vmtest` judges it)
 HYBRID_CSV=${UT_VM_HYBRID_CSV:-$ROOT/build/vmtest/hybrid.csv}
 HYBRID_CSV_HEAD=kernel,workload,cpu_per_read_saving_pred,cpu_per_read_saving_meas,iops_change_pred,iops_change_meas,recommended
 # the [agent] bounds auto keeps (config/uringtune.ini; the issue's defaults
@@ -150,8 +153,12 @@ hy_bound() {
 	fi
 	[ -n "$4" ] || return 0	# no measurement: that run's failure says why
 	off=$(awk -v p="$3" -v m="$4" 'BEGIN { d = (p - m) * 100; printf "%.1f", d < 0 ? -d : d }')
-	awk -v o="$off" -v b="$HYBRID_BOUND_PP" 'BEGIN { exit !(o <= b) }' ||
-		fail_ "hybrid $1: $2 predicted $(hy_pct "$3"), measured $(hy_pct "$4"): $off pp apart (bound $HYBRID_BOUND_PP)"
+	awk -v o="$off" -v b="$HYBRID_BOUND_PP" 'BEGIN { exit !(o <= b) }' && return 0
+	if [ "${UT_VM_HYBRID_BOUND:-fail}" = report ]; then
+		echo "vmtest: $krel NOTE hybrid $1: $2 predicted $(hy_pct "$3"), measured $(hy_pct "$4"): $off pp apart (bound $HYBRID_BOUND_PP, reported, not judged)"
+		return 0
+	fi
+	fail_ "hybrid $1: $2 predicted $(hy_pct "$3"), measured $(hy_pct "$4"): $off pp apart (bound $HYBRID_BOUND_PP)"
 }
 
 # hy_mode_cases WORKLOAD MODE: the cases of that mode (classic, hybrid)
