@@ -132,12 +132,15 @@ static __always_inline void note_gap(struct ut_iopoll_stats *st, __u32 tid, __u6
 	st->last_tid = tid;
 }
 
-/* the busy time and its depth integral, up to @now; before the counters move */
+/*
+ * The busy time and its depth integral, from the ring's last event
+ * (last_ns, which the caller then moves to @now) to @now; before the
+ * counters move.
+ */
 static __always_inline void note_busy(struct ut_iopoll_stats *st, __u64 now)
 {
-	__u64 prev = st->ev_ns, done = st->completed, inflight = st->submitted - done;
+	__u64 prev = st->last_ns, done = st->completed, inflight = st->submitted - done;
 
-	st->ev_ns = now;
 	/* idle: nothing in flight for a while (a short gap is the program's turnaround) */
 	if (!prev || now <= prev || inflight > (1 << 20) ||
 	    (!inflight && now - prev >= UT_IOP_IDLE_NS))

@@ -185,9 +185,8 @@ struct ut_iopoll_stats {
 	 * Busy time (requests in flight, or none for less than UT_IOP_IDLE_NS:
 	 * the program's turnaround), and its integral of requests in flight:
 	 * IOPS and depth over busy time only, whatever idle gaps a window
-	 * holds. Stepped at every submission and completion.
+	 * holds. Stepped at every submission and completion, from last_ns.
 	 */
-	__u64 ev_ns;
 	__u64 busy_ns;
 	__u64 inflight_ns;
 };

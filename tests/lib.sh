@@ -151,6 +151,18 @@ ring() {
 		'.rings[] | select(.pid == $pid and .fd == $fd)'
 }
 
+# wait_ring_json SELECT: the first ring of status for which the jq SELECT
+# holds, as compact JSON, within 10 s; returns 1 if none came
+wait_ring_json() {
+	local r
+	for _ in $(seq 100); do
+		r=$(status_json | jq -c "[.rings[] | select($1)][0] // empty")
+		[ -z "$r" ] || { echo "$r"; return 0; }
+		sleep 0.1
+	done
+	return 1
+}
+
 # ring_jq PID FD FILTER: FILTER applied to that ring; fails if the ring is absent
 ring_jq() {
 	local r

@@ -34,13 +34,8 @@ fio_ring() {
 		--output="$T/$name.fio"
 	FIO_PID= FIO_FD=
 	local r
-	for _ in $(seq 100); do
-		r=$(status_json | jq -c '[.rings[] | select(.comm == "fio" and
-			(.setup_flags | index("IOPOLL")))][0] // empty')
-		[ -z "$r" ] || break
-		sleep 0.1
-	done
-	[ -n "$r" ] || fail "$name: no fio IOPOLL ring in status: $(status_json | jq -c '[.rings[] | {pid,comm,setup_flags}]')"
+	r=$(wait_ring_json '.comm == "fio" and (.setup_flags | index("IOPOLL"))') ||
+		fail "$name: no fio IOPOLL ring in status: $(status_json | jq -c '[.rings[] | {pid,comm,setup_flags}]')"
 	FIO_PID=$(jq .pid <<<"$r")
 	FIO_FD=$(jq .fd <<<"$r")
 	echo "$name: $(jq -c '{pid, fd, setup_flags, managed_by, managed_via, agent}' <<<"$r")"

@@ -46,13 +46,8 @@ fio_ring() {
 		--direct=1 --ioengine=io_uring --hipri=1 --rw=randread --bs=4k --iodepth=1 \
 		--time_based --runtime=20 --continue_on_error=all --ignore_error=95,95 \
 		--output="$T/$name.fio"
-	for _ in $(seq 100); do
-		r=$(status_json | jq -c '[.rings[] | select(.comm == "fio" and
-			(.setup_flags | index("IOPOLL")) and .agent != null)][0] // empty')
-		[ -z "$r" ] || break
-		sleep 0.1
-	done
-	[ -n "$r" ] || fail "$name: no fio IOPOLL ring set up through the agent in status"
+	r=$(wait_ring_json '.comm == "fio" and (.setup_flags | index("IOPOLL")) and .agent != null') ||
+		fail "$name: no fio IOPOLL ring set up through the agent in status"
 	FIO_PID=$(jq .pid <<<"$r")
 	FIO_FD=$(jq .fd <<<"$r")
 	echo "$name: $(jq -c '{pid, fd, setup_flags, agent: .agent.decision}' <<<"$r")"
