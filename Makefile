@@ -125,8 +125,10 @@ DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON) $(LIBS_YAJL
 
 all: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB) $(TOOLS) $(UNIT_BINS)
 
+# each goal installs only what it needs (scripts/deps.sh GROUP); `make
+# deps` installs everything make check needs
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh check
 
 # vmlinux.h holds the kernel's type definitions for CO-RE; it is generated
 # from the build host's BTF (see README: "Why vmlinux.h is generated").
@@ -253,22 +255,26 @@ $(DAEMON_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/
 # the agent server's fake kernel, shared with its fuzz target
 $(BUILD)/tests/test_daemon_agent_server: $(BUILD)/tests/unit/fake_kernel.o
 
-check: deps
+check:
+	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
 	@tests/run.sh
 
-run: deps
+run:
+	@scripts/deps.sh run
 	@$(MAKE) --no-print-directory all
 	$(BUILD)/uringtuned -c $(CONFIG) --foreground
 
-bench: deps
+bench:
+	@scripts/deps.sh bench
 	@$(MAKE) --no-print-directory all
 	@bench/run.sh
 
 # IOPOLL on real Debian kernels (6.1, 6.12, 7.x) in QEMU with an NVMe disk
 # that polls: vm/README.md. Kernels are fetched once into .cache/vm.
 .PHONY: vmtest
-vmtest: deps
+vmtest:
+	@scripts/deps.sh vmtest
 	@$(MAKE) --no-print-directory all
 	@vm/vmtest.sh
 

@@ -10,6 +10,8 @@
 #   N passed, N failed, N skipped
 #
 # TESTS="name ..." runs only those integration tests (file names without .sh).
+# Each integration test has 300 s; a line "# timeout: SECONDS" in its first
+# 20 lines gives it more (the VM tests, which boot several kernels).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -57,8 +59,10 @@ for t in tests/integration/*.sh; do
 		skipped=$((skipped + 1))
 		continue
 	fi
+	limit=$(head -n 20 "$t" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/\1/p' | head -n 1)
+	limit=${limit:-300}
 	echo "RUN  $name ..."
-	timeout --kill-after=10 300 bash "$t" >"$log" 2>&1
+	timeout --kill-after=10 "$limit" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
 	case $rc in
@@ -71,7 +75,7 @@ for t in tests/integration/*.sh; do
 		skipped=$((skipped + 1))
 		;;
 	*)
-		[ $rc -eq 124 ] && echo "    timed out after 300 s" >>"$log"
+		[ $rc -eq 124 ] && echo "    timed out after $limit s" >>"$log"
 		echo "FAIL $name (${secs}s, exit $rc); last lines of $log:"
 		tail -n 25 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))
