@@ -260,9 +260,10 @@ check:
 	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
 	@tests/run.sh
 
+# the daemon, the CLI and the agent only: no tools, no tests
 run:
 	@scripts/deps.sh run
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 	$(BUILD)/uringtuned -c $(CONFIG) --foreground
 
 bench:

@@ -38,6 +38,15 @@ for goal in run:run check:check bench:bench vmtest:vmtest; do
 	[ "$first" = "scripts/deps.sh $want" ] || fail "make $g begins with '$first', expected 'scripts/deps.sh $want'"
 done
 
+# make run builds the daemon, the CLI and the agent, none of the tools or
+# tests (into an empty build directory, so every step shows)
+b=$(mktemp -d)
+plan=$(make -n run BUILD="$b" 2>/dev/null) || true
+rm -rf "$b"
+grep -q "uringtuned" <<<"$plan" || fail "make run does not build the daemon: $(head -n 3 <<<"$plan")"
+extra=$(grep -E "tests/|pingpong|fuzz|sanitize" <<<"$plan" | head -n 3) || true
+[ -z "$extra" ] || fail "make run builds what only the tests use: $extra"
+
 # a bad group is refused with the list of good ones
 rc=0
 out=$(scripts/deps.sh bogus 2>&1) || rc=$?
