@@ -43,7 +43,7 @@ EOF
 summary=()
 for s in $SERIES; do
 	out=$(vm/fetch-kernels.sh "$s" 2>&1)
-	line=$(grep -E "^(KERNEL|SKIP) $s[ :]" <<<"$out" | tail -n 1)
+	line=$(grep -E "^(KERNEL|SKIP) ${s}[ :]" <<<"$out" | tail -n 1)
 	case $line in
 	KERNEL*) ;;
 	SKIP*) skip "vm_core_build: ${line#SKIP }" ;;
