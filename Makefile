@@ -54,8 +54,11 @@ AGENT_INC	:= -Iagent -Icommon
 CLI_INC		:= -Icli -Icommon
 TOOLS_INC	:= -Itests/tools $(COMMON_INC)
 UNIT_INC	:= $(DAEMON_INC) -Iagent -Itests/unit
+# -fms-extensions: from 6.19 the kernel embeds named structs without a member
+# name ("struct ns_tree;" in a struct), and so does vmlinux.h dumped from its
+# BTF; clang reads them only with it (it changes nothing for older headers)
 BPF_CFLAGS	:= -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(ARCH) $(WARN) -Wno-unused-parameter \
-		   -I$(BUILD) -Ibpf -Icommon
+		   -fms-extensions -Wno-microsoft-anon-tag -I$(BUILD) -Ibpf -Icommon
 
 LIBS_BPF	:= $(shell $(PKG_CONFIG) --libs libbpf 2>/dev/null || echo -lbpf)
 LIBS_SYSTEMD	:= $(shell $(PKG_CONFIG) --libs libsystemd 2>/dev/null || echo -lsystemd)
@@ -132,11 +135,32 @@ deps:
 
 # vmlinux.h holds the kernel's type definitions for CO-RE; it is generated
 # from the build host's BTF (see README: "Why vmlinux.h is generated").
-$(BUILD)/vmlinux.h:
+# Another kernel's (README: "Building on older kernels"): BTF=FILE, its
+# vmlinux (ELF with a .BTF section) or raw BTF; or VMLINUX_H=FILE, a header
+# made already, used as is. vm/kernel-btf.sh makes both from a Debian kernel
+# package's vmlinuz. vmlinux.h.src names the source: another one regenerates.
+BTF		?= /sys/kernel/btf/vmlinux
+VMLINUX_H	?=
+VMLINUX_SRC	:= $(if $(VMLINUX_H),header $(abspath $(VMLINUX_H)),btf $(abspath $(BTF)))
+
+.PHONY: FORCE
+$(BUILD)/vmlinux.h.src: FORCE
 	@mkdir -p $(@D)
-	@test -r /sys/kernel/btf/vmlinux || { echo "no /sys/kernel/btf/vmlinux: the build needs a kernel with BTF (CONFIG_DEBUG_INFO_BTF=y)" >&2; exit 1; }
+	@echo '$(VMLINUX_SRC)' | cmp -s - $@ 2>/dev/null || echo '$(VMLINUX_SRC)' >$@
+
+$(BUILD)/vmlinux.h: $(BUILD)/vmlinux.h.src $(wildcard $(VMLINUX_H))
+ifneq ($(VMLINUX_H),)
+	@test -r '$(VMLINUX_H)' || { echo "VMLINUX_H=$(VMLINUX_H): no such file (expected a header made by bpftool btf dump file ... format c)" >&2; exit 1; }
+	$(call msg,CP,$@)
+	$(Q)cp '$(VMLINUX_H)' $@
+else
+	@test -r '$(BTF)' || { if [ '$(BTF)' = /sys/kernel/btf/vmlinux ]; then \
+		echo "no /sys/kernel/btf/vmlinux: the build needs a kernel with BTF (CONFIG_DEBUG_INFO_BTF=y), or BTF=FILE / VMLINUX_H=FILE of another kernel" >&2; \
+		else echo "BTF=$(BTF): no such file (expected a vmlinux with a .BTF section, or raw BTF like /sys/kernel/btf/vmlinux)" >&2; fi; exit 1; }
 	$(call msg,GEN,$@)
-	$(Q)$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $@
+	$(Q)$(BPFTOOL) btf dump file '$(BTF)' format c >$@
+endif
+	@grep -q '^struct io_ring_ctx {' $@ || { echo "$@ (from $(VMLINUX_SRC)): no struct io_ring_ctx: not a vmlinux.h of a kernel with io_uring" >&2; rm -f $@; exit 1; }
 
 $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h common/hist.h $(wildcard bpf/*.bpf.h) $(BUILD)/vmlinux.h
 	@mkdir -p $(@D)

@@ -10,7 +10,8 @@
  * request on every ring: for rings that are not IOPOLL they do one cached
  * test and return. A request's start time waits in an LRU hash keyed by the
  * request, so a request that never completes (cancelled, ring torn down)
- * cannot leak an entry for good.
+ * cannot leak an entry for good. hybrid_poll_time (6.13+) is read through
+ * kernel_compat.bpf.h's flavour struct.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -18,6 +19,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "uringtune.h"
+#include "kernel_compat.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -174,10 +176,6 @@ static __always_inline int on_submit(struct io_kiocb *req)
 	note_gap(st, tid, start.ts);
 	return 0;
 }
-
-struct io_ring_ctx___hybrid {
-	u64 hybrid_poll_time;
-} __attribute__((preserve_access_index));
 
 /* the ring's address is untyped before 6.x: one probe read, cached per CPU */
 static __always_inline bool ring_is_iopoll(void *ctxp)

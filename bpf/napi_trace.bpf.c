@@ -20,7 +20,8 @@
  *
  * Kernel ABI differences are bridged with CO-RE: ctx->napi_busy_poll_dt
  * (ktime, 6.11+) vs napi_busy_poll_to (us, 6.9-6.10); napi_track_mode (6.13+)
- * vs napi_enabled (6.9-6.12); no NAPI fields at all before 6.9.
+ * vs napi_enabled (6.9-6.12); no NAPI fields at all before 6.9. Every such
+ * field is read through kernel_compat.bpf.h's flavour structs.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_core_read.h>
@@ -28,6 +29,7 @@
 #include <bpf/bpf_tracing.h>
 
 #include "uringtune.h"
+#include "kernel_compat.bpf.h"
 
 char LICENSE[] SEC("license") = "GPL";
 
@@ -153,9 +155,14 @@ struct {
 } last_napi SEC(".maps");
 
 /*
- * per task: the wait it sleeps in (set at io_uring_cqring_wait when the wait
- * is not satisfied) and when the completion that wakes it came; what a
- * sleep costs is the time from that completion to the task running it.
+ * per thread (tid): the wait it sleeps in (set at io_uring_cqring_wait when
+ * the wait is not satisfied) and when the completion that wakes it came;
+ * what a sleep costs is the time from that completion to the task running
+ * it. A hash by tid, not task storage: the completion's side reaches the
+ * waiter through the request (req->ctx->submitter_task, req->tctx->task),
+ * and kernels whose verifier marks pointers walked from a tracepoint's
+ * argument untrusted (the 6.18 development hosts) refuse those to the task
+ * storage helpers. LRU: a thread that exits asleep leaves no entry for good.
  */
 struct sleeper {
 	__u64 ctx;		/* the ring it waits on, 0 if not asleep */
@@ -164,11 +171,23 @@ struct sleeper {
 };
 
 struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);	/* threads asleep in io_uring waits at once */
+	__type(key, __u32);		/* tid */
+	__type(value, struct sleeper);
+} sleepers SEC(".maps");
+
+/*
+ * per task, its own: 1 while it has a sleep in "sleepers". The common end
+ * of a task's work (it did not sleep) then costs one task storage lookup,
+ * not a hash lookup.
+ */
+struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 	__type(key, int);
-	__type(value, struct sleeper);
-} sleepers SEC(".maps");
+	__type(value, __u32);
+} asleep SEC(".maps");
 
 __u64 events_lost;	/* ring buffer full: user space recovers at its next sweep */
 __u64 rings_dropped;	/* ring map full: the ring is not traced */
@@ -177,49 +196,18 @@ __u64 slots_freed;	/* ... and back: the difference is in use */
 /* io_ring_exit_work, learned from the first ring seen going away */
 void *exit_work_fn;
 
-/* 6.9-6.12 layouts; libbpf matches them to struct io_ring_ctx by name */
-struct io_ring_ctx___napi_v69 {
-	unsigned int napi_busy_poll_to;
-	bool napi_enabled;
-} __attribute__((preserve_access_index));
-
-struct io_ring_ctx___napi_v611 {
-	bool napi_enabled;
-} __attribute__((preserve_access_index));
-
-/* 7.2+: DEFER_TASKRUN local work moved from an llist to an MPSC queue */
-struct mpscq___v72 {
-	struct llist_node *tail;
-	struct llist_node stub;
-} __attribute__((preserve_access_index));
-
-struct io_ring_ctx___v72 {
-	struct mpscq___v72 work_list;
-} __attribute__((preserve_access_index));
-
-/* io_local_work_pending(): work queued on the ring for its submitter */
-static __always_inline bool local_work_pending(struct io_ring_ctx *ctx)
-{
-	struct io_ring_ctx___v72 *v72 = (void *)ctx;
-
-	if (bpf_core_field_exists(ctx->work_llist))
-		return BPF_CORE_READ(ctx, work_llist.first) != NULL;
-	if (bpf_core_field_exists(v72->work_list))
-		/* mpscq_empty(): the tail points at the queue's own stub */
-		return BPF_CORE_READ(v72, work_list.tail) !=
-		       (void *)__builtin_preserve_access_index(&v72->work_list.stub);
-	return false;
-}
-
 static __always_inline void read_napi_state(struct io_ring_ctx *ctx,
 					    struct ut_napi_state *st)
 {
+	struct io_ring_ctx___napi *napi = (void *)ctx;
 	struct io_ring_ctx___napi_v69 *v69 = (void *)ctx;
 	struct io_ring_ctx___napi_v611 *v611 = (void *)ctx;
+	struct io_ring_ctx___napi_v613 *v613 = (void *)ctx;
+	struct io_ring_ctx___napi_enabled *old = (void *)ctx;
 
 	st->supported = 1;
-	if (bpf_core_field_exists(ctx->napi_busy_poll_dt))
-		st->busy_poll_ns = BPF_CORE_READ(ctx, napi_busy_poll_dt);
+	if (bpf_core_field_exists(v611->napi_busy_poll_dt))
+		st->busy_poll_ns = BPF_CORE_READ(v611, napi_busy_poll_dt);
 	else if (bpf_core_field_exists(v69->napi_busy_poll_to))
 		st->busy_poll_ns = (__u64)BPF_CORE_READ(v69, napi_busy_poll_to) * 1000;
 	else {
@@ -229,12 +217,12 @@ static __always_inline void read_napi_state(struct io_ring_ctx *ctx,
 		return;
 	}
 
-	st->prefer = BPF_CORE_READ(ctx, napi_prefer_busy_poll);
-	if (bpf_core_field_exists(ctx->napi_track_mode)) {
-		st->track_mode = BPF_CORE_READ(ctx, napi_track_mode);
+	st->prefer = BPF_CORE_READ(napi, napi_prefer_busy_poll);
+	if (bpf_core_field_exists(v613->napi_track_mode)) {
+		st->track_mode = BPF_CORE_READ(v613, napi_track_mode);
 		st->enabled = st->track_mode != UT_TRACK_INACTIVE;
 	} else {
-		st->enabled = BPF_CORE_READ(v611, napi_enabled);
+		st->enabled = BPF_CORE_READ(old, napi_enabled);
 		st->track_mode = st->enabled ? UT_TRACK_DYNAMIC : UT_TRACK_INACTIVE;
 	}
 }
@@ -399,20 +387,18 @@ int BPF_PROG(on_ring_create, int fd, void *ctxp, __u32 sq_entries,
  */
 static __always_inline void read_kernel_ids(struct io_ring_ctx *ctx, struct ut_ring_stats *rs)
 {
+	struct io_ring_ctx___napi *napi = (void *)ctx;
 	__u32 ids[UT_MAX_NAPI_IDS] = {}, n = 0;
 	struct list_head *pos, *head;
 	int i;
 
-	if (!bpf_core_field_exists(ctx->napi_list))
+	if (!ring_has_napi(ctx))
 		return;
-	head = (void *)ctx + bpf_core_field_offset(struct io_ring_ctx, napi_list);
-	pos = BPF_CORE_READ(ctx, napi_list.next);
+	head = ring_napi_head(ctx);
+	pos = BPF_CORE_READ(napi, napi_list.next);
 	for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
-		struct io_napi_entry *e;
-
-		e = (void *)pos - bpf_core_field_offset(struct io_napi_entry, list);
 		if (i < UT_MAX_NAPI_IDS)
-			ids[i] = BPF_CORE_READ(e, napi_id);
+			ids[i] = napi_entry_id(pos);
 		n++;
 		pos = BPF_CORE_READ(pos, next);
 	}
@@ -465,9 +451,10 @@ int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
 static __always_inline __u64 busy_poll_ns_direct(struct io_ring_ctx *ctx)
 {
 	struct io_ring_ctx___napi_v69 *v69 = (void *)ctx;
+	struct io_ring_ctx___napi_v611 *v611 = (void *)ctx;
 
-	if (bpf_core_field_exists(ctx->napi_busy_poll_dt))
-		return ctx->napi_busy_poll_dt;
+	if (bpf_core_field_exists(v611->napi_busy_poll_dt))
+		return v611->napi_busy_poll_dt;
 	if (bpf_core_field_exists(v69->napi_busy_poll_to))
 		return (__u64)v69->napi_busy_poll_to * 1000;
 	return 0;
@@ -535,6 +522,7 @@ SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 {
 	struct io_ring_ctx *ring = req->ctx;
+	struct io_ring_ctx___napi *napi = (void *)ring;
 	struct arm_stamp *st;
 	__u32 zero = 0;
 	__u64 dt;
@@ -543,15 +531,14 @@ int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 
 	/* only rings that busy-poll in their waits need a window start */
 	dt = busy_poll_ns_direct(ring);
-	if (!dt || (ring->flags & IORING_SETUP_SQPOLL) ||
-	    !bpf_core_field_exists(ring->napi_list))
+	if (!dt || (ring->flags & IORING_SETUP_SQPOLL) || !ring_has_napi(ring))
 		return 0;
 	st = bpf_map_lookup_elem(&last_arm, &zero);
 	if (!st)
 		return 0;
 	st->ctx = (__u64)ring;
 	st->busy_poll_ns = dt;
-	st->list_nonempty = (void *)ring->napi_list.next != (void *)&ring->napi_list;
+	st->list_nonempty = (void *)napi->napi_list.next != (void *)ring_napi_head(ring);
 	st->tid = (__u32)bpf_get_current_pid_tgid();
 	st->ts = (st->seq++ & ((1U << WINDOW_SAMPLE_SHIFT) - 1)) ? 0 : bpf_ktime_get_ns();
 	return 0;
@@ -574,7 +561,7 @@ static __always_inline bool wait_satisfied(struct task_struct *task,
 	if (task->task_works)
 		return true;
 	/* DEFER_TASKRUN rings queue their work on the ring instead */
-	if (local_work_pending(ctx))
+	if (ring_local_work_pending(ctx))
 		return true;
 	r = BPF_CORE_READ(ctx, rings);
 	head = BPF_CORE_READ(r, cq.head);
@@ -582,17 +569,21 @@ static __always_inline bool wait_satisfied(struct task_struct *task,
 	return (int)(tail - head) >= min_events;
 }
 
-/* The wait is about to sleep: stamp its task (one storage lookup, one clock read). */
+/*
+ * The wait is about to sleep: stamp its thread (one storage lookup, one
+ * clock read, one hash update; a sleep costs microseconds anyway).
+ */
 static __always_inline void sleep_begin(struct task_struct *task, struct io_ring_ctx *ring)
 {
-	struct sleeper *sl;
+	struct sleeper sl = { .ctx = (__u64)ring };
+	__u32 tid = task->pid, *flag;
 
-	sl = bpf_task_storage_get(&sleepers, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	if (!sl)
+	flag = bpf_task_storage_get(&asleep, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!flag)
 		return;
-	sl->ctx = (__u64)ring;
-	sl->woken_ns = 0;
-	sl->slept_ns = bpf_ktime_get_ns();
+	sl.slept_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&sleepers, &tid, &sl, BPF_ANY) == 0)
+		*flag = 1;
 }
 
 SEC("tp_btf/io_uring_cqring_wait")
@@ -635,11 +626,10 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	} else {
 		st = NULL;
 		dt = rs->napi.busy_poll_ns;
-		if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL) ||
-		    !bpf_core_field_exists(ring->napi_list))
+		if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL) || !ring_has_napi(ring))
 			return 0;
-		busy = BPF_CORE_READ(ring, napi_list.next) !=
-		       (void *)__builtin_preserve_access_index(&ring->napi_list);
+		busy = BPF_CORE_READ((struct io_ring_ctx___napi *)ring, napi_list.next) !=
+		       ring_napi_head(ring);
 	}
 	if (!busy)
 		return 0;
@@ -677,26 +667,18 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	return 0;
 }
 
-/* before 6.13 a request named its task directly */
-struct io_kiocb___v612 {
-	struct task_struct *task;
-} __attribute__((preserve_access_index));
-
 #define IORING_SETUP_DEFER_TASKRUN	(1U << 13)
 
 /* The task that runs @req's completion: the one that waits for it. */
 static __always_inline struct task_struct *req_waiter(struct io_kiocb *req)
 {
-	struct io_kiocb___v612 *old = (void *)req;
 	struct io_ring_ctx *ring = req->ctx;
 
 	/* DEFER_TASKRUN rings run all their work in their submitter */
 	if (ring->flags & IORING_SETUP_DEFER_TASKRUN)
 		return ring->submitter_task;
-	/* plain loads: the storage helper wants a typed task pointer */
-	if (bpf_core_field_exists(req->tctx))
-		return req->tctx ? req->tctx->task : NULL;
-	return old->task;
+	/* plain loads: the task's tid and state are all that is read of it */
+	return req_task(req);
 }
 
 /*
@@ -711,10 +693,12 @@ int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
 	struct ut_ring_stats *rs;
 	struct sleeper *sl;
 	__u64 now, gap;
+	__u32 tid;
 
 	if (!task)
 		return 0;
-	sl = bpf_task_storage_get(&sleepers, task, 0, 0);
+	tid = task->pid;
+	sl = bpf_map_lookup_elem(&sleepers, &tid);
 	if (!sl || !sl->ctx || sl->woken_ns)
 		return 0;
 	/* not asleep (a wait that ended without work, the task went on): no sample */
@@ -741,10 +725,15 @@ static __always_inline void sleep_end(void)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct ut_ring_stats *rs;
 	struct sleeper *sl;
+	__u32 *slot, *flag, tid;
 	__u64 ctx, dur;
-	__u32 *slot;
 
-	sl = bpf_task_storage_get(&sleepers, task, 0, 0);
+	flag = bpf_task_storage_get(&asleep, task, 0, 0);
+	if (!flag || !*flag)
+		return;
+	*flag = 0;
+	tid = task->pid;
+	sl = bpf_map_lookup_elem(&sleepers, &tid);
 	if (!sl || !sl->ctx)
 		return;
 	ctx = sl->ctx;
@@ -814,15 +803,12 @@ int rings_iter(struct bpf_iter__task_file *it)
 	rec.setup_flags = BPF_CORE_READ(ctx, flags);
 	read_napi_state(ctx, &rec.napi);
 
-	if (bpf_core_field_exists(ctx->napi_list)) {
-		head = (void *)__builtin_preserve_access_index(&ctx->napi_list);
-		pos = BPF_CORE_READ(ctx, napi_list.next);
+	if (ring_has_napi(ctx)) {
+		head = ring_napi_head(ctx);
+		pos = BPF_CORE_READ((struct io_ring_ctx___napi *)ctx, napi_list.next);
 		for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
-			struct io_napi_entry *e;
-
-			e = (void *)pos - bpf_core_field_offset(struct io_napi_entry, list);
 			if (i < UT_MAX_NAPI_IDS)
-				rec.kernel_napi_ids[i] = BPF_CORE_READ(e, napi_id);
+				rec.kernel_napi_ids[i] = napi_entry_id(pos);
 			rec.n_kernel_ids++;
 			pos = BPF_CORE_READ(pos, next);
 		}

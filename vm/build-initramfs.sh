@@ -22,17 +22,24 @@
 # Each archive is rebuilt only when an input changed (OUT.inputs holds their
 # checksums). Needs the binaries built (make), busybox-static and cpio
 # (scripts/deps.sh), and fio for --fio.
+#
+# UT_VM_DAEMON=PATH puts that uringtuned in instead of build/uringtuned: one
+# built against another kernel's vmlinux.h (tests/integration/vm_core_build.sh;
+# give such an archive its own OUT).
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
 B=$ROOT/build
 BINS=(uringtuned uringtune iopoll_load ringhold pingpong)
+DAEMON=${UT_VM_DAEMON:-$B/uringtuned}
 AGENT=$B/liburingtune-agent.so
 BUSYBOX=${BUSYBOX:-/bin/busybox}
 FIO=${FIO:-/usr/bin/fio}
 
 die() { echo "build-initramfs: $*" >&2; exit 1; }
+# bin_of NAME: the binary put in as /bin/NAME
+bin_of() { if [ "$1" = uringtuned ]; then echo "$DAEMON"; else echo "$B/$1"; fi; }
 
 layer=base
 if [ "${1:-}" = --fio ]; then
@@ -108,13 +115,15 @@ if [ $layer = fio ]; then
 fi
 
 inputs=("$ROOT/vm/init" "$0" "$ROOT/config/uringtune.ini")
+objs=()
 for b in "${BINS[@]}"; do
-	[ -x "$B/$b" ] || die "$B/$b is missing: run make first"
-	inputs+=("$B/$b")
+	f=$(bin_of "$b")
+	[ -x "$f" ] || die "$f is missing: run make first"
+	inputs+=("$f")
+	objs+=("$f")
 done
 # the agent, so that `uringtune exec` works in every VM; an archive without
 # it still serves the tests that do not need it (those that do say so)
-objs=("${BINS[@]/#/$B/}")
 if [ -f "$AGENT" ]; then
 	inputs+=("$AGENT")
 	objs+=("$AGENT")
@@ -140,7 +149,7 @@ for a in $("$BUSYBOX" --list); do
 done
 install -m 0755 "$ROOT/vm/init" "$stage/init"
 for b in "${BINS[@]}"; do
-	cp "$B/$b" "$stage/bin/$b"
+	cp "$(bin_of "$b")" "$stage/bin/$b"
 done
 cp "$ROOT/config/uringtune.ini" "$stage/etc/uringtune/uringtune.ini"
 # root without a password file: some libraries look the user up
