@@ -21,7 +21,11 @@
  * that follow from the ring add no series; what a restart churns is the
  * ring itself, so the per-ring families are kept few.
  *
- * Cardinality. A ring's histogram of paid windows is 35 series: it is
+ * Cardinality. A ring's busy-poll families (its windows, paid windows and
+ * bill: 6 series) are written from its first busy-poll window on: most
+ * rings never busy-poll, and all those zeros were half of an idle ring's
+ * series. (A counter that appears mid-way loses to rate() only the growth
+ * of its first interval.) A ring's histogram of paid windows is 35 series: it is
  * written only with [export] ring_histograms (default off, for fleets);
  * the host's (paid_hist.h: every ring's summed) is always written. Both
  * say _sampled_ in their names: their _count is a 1-in-16 sample of the
@@ -101,6 +105,7 @@ typedef size_t (*ring_writer)(const struct phase *p, struct prom_job *job,
 /* a step of the file: families written at once, or one family over the rings */
 struct phase {
 	void (*whole)(struct prom_job *job, const struct ut_daemon *d, FILE *out);
+	bool busy;			/* only rings that busy-polled (busy_polled()) */
 	bool (*on)(const struct ut_daemon *d);	/* NULL: always written */
 	const char *name, *type, *help;
 	ring_writer ring;
@@ -185,13 +190,24 @@ static size_t advice_timeout(const struct phase *p, struct prom_job *job,
 	return 1;
 }
 
+/*
+ * The ring busy-polled at least once: its statistics say so, or its bill
+ * does (which only grows: a reused map slot's counters start again from 0,
+ * and a series once written is kept).
+ */
+static bool busy_polled(const struct ut_ring *ring)
+{
+	return ring->obs.have_stats &&
+	       (ring->obs.stats.busy_windows || ring->obs.bill.total.windows);
+}
+
 /* a counter of the rings with statistics, p->off into ut_ring_stats */
 static size_t ring_counter(const struct phase *p, struct prom_job *job,
 			   const struct ut_daemon *d, const struct ut_ring *ring,
 			   const char *labels, FILE *out)
 {
 	(void)job, (void)d;
-	if (!ring->obs.have_stats)
+	if (!ring->obs.have_stats || (p->busy && !busy_polled(ring)))
 		return 0;
 	sample(out, p->name, labels, *(const uint64_t *)((const char *)&ring->obs.stats + p->off));
 	return 1;
@@ -242,7 +258,7 @@ static size_t ring_hist(const struct phase *p, struct prom_job *job,
 	uint64_t hist[UT_HIST_SLOTS];
 
 	(void)p, (void)d;
-	if (!ring->obs.have_stats || !s->busy_windows)
+	if (!busy_polled(ring))
 		return 0;
 	for (unsigned int slot = 0; slot < UT_HIST_SLOTS; slot++)
 		hist[slot] = s->busy_hist[slot];
@@ -268,7 +284,7 @@ static size_t ring_bill(const struct phase *p, struct prom_job *job,
 			const char *labels, FILE *out)
 {
 	(void)job, (void)d;
-	if (!ring->obs.have_stats)
+	if (!busy_polled(ring))
 		return 0;
 	return prom_bill_ring((enum prom_bill_family)p->off, p->name, &ring->obs.bill, labels, out);
 }
@@ -298,6 +314,10 @@ static void agent_families(struct prom_job *job, const struct ut_daemon *d, FILE
 
 #define COUNTER(n, h, field)	{ .name = n, .type = "counter", .help = h, .ring = ring_counter, \
 				  .off = offsetof(struct ut_ring_stats, field) }
+/* ... of the rings that busy-polled */
+#define BUSY_COUNTER(n, h, field)	{ .name = n, .type = "counter", .help = h, \
+					  .ring = ring_counter, .busy = true, \
+					  .off = offsetof(struct ut_ring_stats, field) }
 
 /* the file, in order */
 static const struct phase phases[] = {
@@ -320,11 +340,11 @@ static const struct phase phases[] = {
 	COUNTER("uringtune_ring_waits_no_sleep_total",
 		"Of those waits, the ones whose events came before the task slept.",
 		waits_nosleep),
-	COUNTER("uringtune_ring_busy_poll_windows_total", "Waits that busy-polled NAPI first.",
-		busy_windows),
-	COUNTER("uringtune_ring_busy_poll_paid_total",
-		"Of those, the ones that paid off: the wait did not sleep (every one counted).",
-		busy_paid),
+	BUSY_COUNTER("uringtune_ring_busy_poll_windows_total", "Waits that busy-polled NAPI "
+		     "first (rings that busy-polled at least once).", busy_windows),
+	BUSY_COUNTER("uringtune_ring_busy_poll_paid_total",
+		     "Of those, the ones that paid off: the wait did not sleep (every one "
+		     "counted).", busy_paid),
 	{ .name = RING_HIST, .type = "histogram", .ring = ring_hist, .on = ring_hists_on,
 	  .help = "Lengths of the ring's busy-poll windows that paid off (the wait did "
 		  "not sleep); [export] ring_histograms only." HIST_HELP_SAMPLE },

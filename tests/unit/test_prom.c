@@ -552,7 +552,14 @@ UT_TEST(hybrid_verdicts)
 	free(out);
 }
 
-/* a traced ring gets its histogram, whole, from its first busy-poll window */
+/*
+ * A traced ring gets its busy-poll families (2 counters, 4 lines of bill)
+ * and its histogram, whole, from its first busy-poll window on, and keeps
+ * them while its bill has windows, even if its map slot's counters start
+ * again from 0.
+ */
+#define BUSY_LINES	(2 + 4)
+
 UT_TEST(histogram_from_first_window)
 {
 	struct ut_ring *a;
@@ -565,10 +572,16 @@ UT_TEST(histogram_from_first_window)
 	a->obs.stats.busy_paid = 0;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES);
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES - BUSY_LINES);
 	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{ring=\"100:4\""), 0);
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
-			   "comm=\"pingpong\"} 0"));
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_paid_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_wakeups_avoided_total{ring=\"100:4\""),
+			 0);
+	/* the waits are there, zero or not */
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{ring=\"100:4\",comm=\"pingpong\"} 1000"));
 	free(out);
 
 	/* one window, none paid: every bucket, all zero */
@@ -579,6 +592,18 @@ UT_TEST(histogram_from_first_window)
 	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{ring=\"100:4\""), UT_HIST_SLOTS + 1);
 	UT_ASSERT_EQ_INT(lines_with(out, "ring=\"100:4\",comm=\"pingpong\",le=\"4.294967295\"} 0"), 1);
 	UT_ASSERT(has_line(out, HIST "_count{ring=\"100:4\",comm=\"pingpong\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 1"));
+	free(out);
+
+	/* the slot's counters back to 0, the bill remembers: still written */
+	a->obs.stats.busy_windows = 0;
+	a->obs.bill.total.windows = 1;
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES + UT_HIST_SLOTS + 3);
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0"));
 	free(out);
 }
 
