@@ -56,6 +56,7 @@ struct ut_daemon {
 	char export_path[PATH_MAX];	/* the file last written, "" if none */
 	uint64_t export_errors;		/* writes that failed */
 	char export_error[PATH_MAX + 160];	/* why the last one did, "" if it worked */
+	int64_t export_time;		/* Unix time the file in the making was begun */
 
 	/* the event loop's dispatch times (loop.c), for status and metrics */
 	struct loop_stats loop_stats;

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "bill.h"
+#include "paid_hist.h"
 #include "decision_log.h"
 #include "tunable.h"
 #include "uring_abi.h"
@@ -64,6 +65,8 @@ struct ring_obs {
 	struct wakeup_est wake;		/* its waiters' wake-ups, measured */
 	/* busy polling's bill (bill.h), stepped at each refresh of stats */
 	struct bill_ring bill;
+	/* its histogram as last added to the host's (paid_hist.h) */
+	struct paid_hist hist_seen;
 
 	int32_t slot;			/* its ring_stats slot, -1 not known yet */
 	/*

@@ -50,6 +50,8 @@ void config_defaults(struct ut_config *cfg)
 	cfg->export_textfile = true;
 	/* Prometheus' usual scrape_interval: each scrape a new file, none written unread */
 	cfg->export_interval_s = 15;
+	/* fleet-safe: 35 series per busy-polling ring is for one host's debugging */
+	cfg->export_ring_histograms = false;
 	snprintf(cfg->textfile_dir, sizeof(cfg->textfile_dir), "%s", DEFAULT_TEXTFILE_DIR);
 
 	cfg->agent.enabled = true;

@@ -88,6 +88,7 @@ struct ut_config {
 	/* [export]: Prometheus textfile for node_exporter (daemon/report/export.c) */
 	bool export_textfile;		/* textfile */
 	unsigned int export_interval_s;	/* interval_s: how often the file is rewritten */
+	bool export_ring_histograms;	/* ring_histograms: a histogram per ring too */
 	/* room for "/.uringtune.prom.XXXXXX" after it within PATH_MAX */
 	char textfile_dir[PATH_MAX - 32];	/* textfile_dir */
 };

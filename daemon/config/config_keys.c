@@ -92,6 +92,8 @@ const struct config_key config_keys[] = {
 	{ "export", "interval_s", config_parse_uint, FIELD(export_interval_s),
 	  .min = 1, .max = 3600,
 	  .doc = "how often the metrics file is rewritten" },
+	{ "export", "ring_histograms", config_parse_bool, FIELD(export_ring_histograms),
+	  .doc = "a histogram of paid busy-poll windows per ring, beside the host's" },
 
 	{ "select", "include_comm", config_parse_comms, LIST(include_comm),
 	  .doc = "only processes with these names" },

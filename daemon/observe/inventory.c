@@ -261,7 +261,8 @@ static void wake_resolve(const struct inventory *inv, struct ring_obs *o)
 
 /*
  * From the statistics just copied: what a sleep costs each ring's waiter,
- * then its bill (priced with it), and the host's. One pass over the rings.
+ * then its bill (priced with it), and the host's; the host's histogram of
+ * paid windows. One pass over the rings.
  */
 static void bill_refresh(struct inventory *inv)
 {
@@ -289,6 +290,7 @@ static void bill_refresh(struct inventory *inv)
 		if (o->have_stats) {
 			bill_counts_of(&o->stats, &c);
 			bill_ring_step(&o->bill, &c, o->wakeup_ns, o->napi.busy_poll_ns, now, &rule);
+			paid_hist_step(&inv->reg->paid_hist, &o->hist_seen, &o->stats);
 		}
 		bill_host_add(host, &o->bill);
 	}

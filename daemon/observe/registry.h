@@ -35,6 +35,8 @@ struct ut_registry {
 	void *on_holder_arg;
 	/* the host's busy-poll bill: a ring removed leaves its totals here */
 	struct bill_host bill;
+	/* the host's histogram of paid windows: rings gone included (paid_hist.h) */
+	struct paid_hist paid_hist;
 };
 
 int registry_init(struct ut_registry *reg);

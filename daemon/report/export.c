@@ -239,6 +239,8 @@ static int write_begin(struct ut_daemon *d, struct export_write *w)
 		goto fail;
 	step = "format the metrics";
 	w->started_ns = now_ns();
+	/* the file's uringtune_export_timestamp_seconds: a stale file shows it */
+	d->export_time = time(NULL);
 	w->job = prom_job_new(d);
 	if (!w->job) {
 		ret = -ENOMEM;

@@ -10,9 +10,26 @@
  * a ring is looked up once per family (a hash lookup), and nothing is
  * buffered but stdio's own buffer. Values are in base units (seconds),
  * counters end in _total, metadata goes in _info gauges of value 1.
- * Meanings mirror status_json.c. Ring series carry pid, comm and fd, in
- * that order; only rings with statistics (a BPF map slot) get the counter
- * and histogram families.
+ * Meanings mirror status_json.c. Only rings with statistics (a BPF map
+ * slot) get the counter and histogram families.
+ *
+ * Labels. A ring is a pid and an fd: every ring series carries them as one
+ * label, ring="PID:FD" (as `uringtune status --ring PID:FD` takes it), and
+ * comm, the name that survives a restart, which dashboards and rules
+ * aggregate by (sum by (comm)). pid and fd apart, for joins with other
+ * exporters' per-process series, are on uringtune_ring_info alone. Labels
+ * that follow from the ring add no series; what a restart churns is the
+ * ring itself, so the per-ring families are kept few.
+ *
+ * Cardinality. A ring's busy-poll families (its windows, paid windows and
+ * bill: 6 series) are written from its first busy-poll window on: most
+ * rings never busy-poll, and all those zeros were half of an idle ring's
+ * series. (A counter that appears mid-way loses to rate() only the growth
+ * of its first interval.) A ring's histogram of paid windows is 35 series: it is
+ * written only with [export] ring_histograms (default off, for fleets);
+ * the host's (paid_hist.h: every ring's summed) is always written. Both
+ * say _sampled_ in their names: their _count is a 1-in-16 sample of the
+ * paid windows; the exact counts are the _paid_total counters.
  *
  * The wait counters are the two BPF counters as they are (all blocking
  * waits, and those that did not sleep), not split by outcome: user space
@@ -39,7 +56,12 @@
 #include "status_advice.h"
 #include "tunable.h"
 
-#define HIST	"uringtune_ring_busy_poll_paid_window_seconds"
+#define RING_HIST	"uringtune_ring_busy_poll_paid_window_sampled_seconds"
+#define HOST_HIST	"uringtune_host_busy_poll_paid_window_sampled_seconds"
+#define HIST_HELP_SAMPLE \
+	" Timed on a 1-in-16 sample per CPU: _count counts the sample, not the " \
+	"windows (those are the _paid_total counters); read the distribution " \
+	"(histogram_quantile), never its rate."
 
 /* what a step counts a ring's histogram as: its lines */
 #define HIST_LINES	(UT_HIST_SLOTS + 3)
@@ -62,7 +84,7 @@ struct prom_job {
 	char le[UT_HIST_SLOTS][PROM_LE_SIZE];	/* the histogram's edges, formatted once */
 };
 
-#define LABELS_SIZE	(sizeof("pid=\"-2147483648\",comm=\"\",fd=\"-2147483648\"") + \
+#define LABELS_SIZE	(sizeof("ring=\"-2147483648:-2147483648\",comm=\"\"") + \
 			 PROM_ESCAPED_SIZE(UT_COMM_LEN))
 
 static void ring_labels(const struct ut_ring *ring, char labels[LABELS_SIZE])
@@ -70,8 +92,8 @@ static void ring_labels(const struct ut_ring *ring, char labels[LABELS_SIZE])
 	char comm[PROM_ESCAPED_SIZE(UT_COMM_LEN)];
 
 	prom_escape(comm, ring->obs.holder.comm, sizeof(ring->obs.holder.comm));
-	snprintf(labels, LABELS_SIZE, "pid=\"%d\",comm=\"%s\",fd=\"%d\"",
-		 (int)ring->obs.holder.pid, comm, ring->obs.holder.fd);
+	snprintf(labels, LABELS_SIZE, "ring=\"%d:%d\",comm=\"%s\"",
+		 (int)ring->obs.holder.pid, ring->obs.holder.fd, comm);
 }
 
 struct phase;
@@ -83,6 +105,8 @@ typedef size_t (*ring_writer)(const struct phase *p, struct prom_job *job,
 /* a step of the file: families written at once, or one family over the rings */
 struct phase {
 	void (*whole)(struct prom_job *job, const struct ut_daemon *d, FILE *out);
+	bool busy;			/* only rings that busy-polled (busy_polled()) */
+	bool (*on)(const struct ut_daemon *d);	/* NULL: always written */
 	const char *name, *type, *help;
 	ring_writer ring;
 	size_t off;			/* ring_counter(): where in struct ut_ring_stats;
@@ -105,8 +129,9 @@ static size_t ring_info(const struct phase *p, struct prom_job *job,
 	else
 		flags[0] = '\0';
 	prom_escape(flags_esc, flags, sizeof(flags));
-	fprintf(out, "%s{%s,setup_flags=\"%s\",managed_by=\"%s\",tunable=\"%s\"} 1\n", p->name,
-		labels, flags_esc, managed_by_name(ring->tune.managed_by),
+	fprintf(out, "%s{%s,pid=\"%d\",fd=\"%d\",setup_flags=\"%s\",managed_by=\"%s\","
+		"tunable=\"%s\"} 1\n", p->name, labels, (int)ring->obs.holder.pid,
+		ring->obs.holder.fd, flags_esc, managed_by_name(ring->tune.managed_by),
 		tunable ? "true" : "false");
 	/* for the agent's families, which come next */
 	job->agent += ring->agent.via;
@@ -165,46 +190,92 @@ static size_t advice_timeout(const struct phase *p, struct prom_job *job,
 	return 1;
 }
 
+/*
+ * The ring busy-polled at least once: its statistics say so, or its bill
+ * does (which only grows: a reused map slot's counters start again from 0,
+ * and a series once written is kept).
+ */
+static bool busy_polled(const struct ut_ring *ring)
+{
+	return ring->obs.have_stats &&
+	       (ring->obs.stats.busy_windows || ring->obs.bill.total.windows);
+}
+
 /* a counter of the rings with statistics, p->off into ut_ring_stats */
 static size_t ring_counter(const struct phase *p, struct prom_job *job,
 			   const struct ut_daemon *d, const struct ut_ring *ring,
 			   const char *labels, FILE *out)
 {
 	(void)job, (void)d;
-	if (!ring->obs.have_stats)
+	if (!ring->obs.have_stats || (p->busy && !busy_polled(ring)))
 		return 0;
 	sample(out, p->name, labels, *(const uint64_t *)((const char *)&ring->obs.stats + p->off));
 	return 1;
 }
 
 /*
- * Every slot is written, empty or not: a fixed set of le values over time
- * and across rings is what rate() and sum by (le) need; a bucket appearing
- * when its slot first fills would start mid-way and skew quantiles. To keep
- * the file small, a ring gets its histogram (34 lines) from its first
- * busy-poll window on, all buckets at once: most rings never busy-poll.
+ * A histogram's samples: @labels "" for none. Every slot is written, empty
+ * or not: a fixed set of le values over time and across rings is what
+ * rate() and sum by (le) need; a bucket appearing when its slot first fills
+ * would start mid-way and skew quantiles.
+ */
+static void hist_samples(FILE *out, const char *name, const char *labels,
+			 const char (*le)[PROM_LE_SIZE], const uint64_t *hist, uint64_t ns)
+{
+	const char *sep = labels[0] ? "," : "";
+	char secs[PROM_SECONDS_SIZE];
+	uint64_t cum = 0;
+
+	for (unsigned int slot = 0; slot < UT_HIST_SLOTS; slot++) {
+		cum += hist[slot];
+		fprintf(out, "%s_bucket{%s%sle=\"%s\"} %" PRIu64 "\n", name, labels, sep,
+			le[slot], cum);
+	}
+	fprintf(out, "%s_bucket{%s%sle=\"+Inf\"} %" PRIu64 "\n", name, labels, sep, cum);
+	if (labels[0])
+		fprintf(out, "%s_sum{%s} %s\n%s_count{%s} %" PRIu64 "\n", name, labels,
+			prom_seconds(secs, ns), name, labels, cum);
+	else
+		fprintf(out, "%s_sum %s\n%s_count %" PRIu64 "\n", name, prom_seconds(secs, ns),
+			name, cum);
+}
+
+static bool ring_hists_on(const struct ut_daemon *d)
+{
+	return d->cfg.export_ring_histograms;
+}
+
+/*
+ * [export] ring_histograms only. To keep the file small, a ring gets its
+ * histogram (35 lines) from its first busy-poll window on, all buckets at
+ * once: most rings never busy-poll.
  */
 static size_t ring_hist(const struct phase *p, struct prom_job *job,
 			const struct ut_daemon *d, const struct ut_ring *ring,
 			const char *labels, FILE *out)
 {
 	const struct ut_ring_stats *s = &ring->obs.stats;
-	char secs[PROM_SECONDS_SIZE];
-	uint64_t cum = 0;
+	uint64_t hist[UT_HIST_SLOTS];
 
 	(void)p, (void)d;
-	if (!ring->obs.have_stats || !s->busy_windows)
+	if (!busy_polled(ring))
 		return 0;
-	for (unsigned int slot = 0; slot < UT_HIST_SLOTS; slot++) {
-		cum += s->busy_hist[slot];
-		fprintf(out, HIST "_bucket{%s,le=\"%s\"} %" PRIu64 "\n", labels, job->le[slot],
-			cum);
-	}
-	fprintf(out, HIST "_bucket{%s,le=\"+Inf\"} %" PRIu64 "\n"
-		HIST "_sum{%s} %s\n"
-		HIST "_count{%s} %" PRIu64 "\n",
-		labels, cum, labels, prom_seconds(secs, s->busy_ns), labels, cum);
+	for (unsigned int slot = 0; slot < UT_HIST_SLOTS; slot++)
+		hist[slot] = s->busy_hist[slot];
+	hist_samples(out, RING_HIST, labels, (const char (*)[PROM_LE_SIZE])job->le, hist,
+		     s->busy_ns);
 	return HIST_LINES;
+}
+
+/* the host's, always: every ring's summed, rings gone included */
+static void host_hist_family(struct prom_job *job, const struct ut_daemon *d, FILE *out)
+{
+	const struct paid_hist *h = &d->reg.paid_hist;
+
+	prom_family(out, HOST_HIST, "histogram",
+		    "Lengths of all rings' busy-poll windows that paid off (the wait did not "
+		    "sleep), rings gone included." HIST_HELP_SAMPLE);
+	hist_samples(out, HOST_HIST, "", (const char (*)[PROM_LE_SIZE])job->le, h->hist, h->ns);
 }
 
 /* the ring's bill (prom_bill.c), p->off its family */
@@ -213,7 +284,7 @@ static size_t ring_bill(const struct phase *p, struct prom_job *job,
 			const char *labels, FILE *out)
 {
 	(void)job, (void)d;
-	if (!ring->obs.have_stats)
+	if (!busy_polled(ring))
 		return 0;
 	return prom_bill_ring((enum prom_bill_family)p->off, p->name, &ring->obs.bill, labels, out);
 }
@@ -243,6 +314,10 @@ static void agent_families(struct prom_job *job, const struct ut_daemon *d, FILE
 
 #define COUNTER(n, h, field)	{ .name = n, .type = "counter", .help = h, .ring = ring_counter, \
 				  .off = offsetof(struct ut_ring_stats, field) }
+/* ... of the rings that busy-polled */
+#define BUSY_COUNTER(n, h, field)	{ .name = n, .type = "counter", .help = h, \
+					  .ring = ring_counter, .busy = true, \
+					  .off = offsetof(struct ut_ring_stats, field) }
 
 /* the file, in order */
 static const struct phase phases[] = {
@@ -265,13 +340,14 @@ static const struct phase phases[] = {
 	COUNTER("uringtune_ring_waits_no_sleep_total",
 		"Of those waits, the ones whose events came before the task slept.",
 		waits_nosleep),
-	COUNTER("uringtune_ring_busy_poll_windows_total", "Waits that busy-polled NAPI first.",
-		busy_windows),
-	COUNTER("uringtune_ring_busy_poll_paid_total",
-		"Of those, the ones that paid off: the wait did not sleep.", busy_paid),
-	{ .name = HIST, .type = "histogram", .ring = ring_hist,
+	BUSY_COUNTER("uringtune_ring_busy_poll_windows_total", "Waits that busy-polled NAPI "
+		     "first (rings that busy-polled at least once).", busy_windows),
+	BUSY_COUNTER("uringtune_ring_busy_poll_paid_total",
+		     "Of those, the ones that paid off: the wait did not sleep (every one "
+		     "counted).", busy_paid),
+	{ .name = RING_HIST, .type = "histogram", .ring = ring_hist, .on = ring_hists_on,
 	  .help = "Lengths of the ring's busy-poll windows that paid off (the wait did "
-		  "not sleep), timed on a 1-in-16 sample per CPU." },
+		  "not sleep); [export] ring_histograms only." HIST_HELP_SAMPLE },
 	{ .name = "uringtune_busy_poll_spin_seconds_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_SPIN, .help = PROM_BILL_SPIN_HELP },
 	{ .name = "uringtune_busy_poll_saved_seconds_total", .type = "counter",
@@ -279,6 +355,7 @@ static const struct phase phases[] = {
 	{ .name = "uringtune_busy_poll_wakeups_avoided_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_WAKEUPS, .help = PROM_BILL_WAKEUPS_HELP },
 	{ .whole = host_bill_families },
+	{ .whole = host_hist_family },
 	{ .whole = verdict_families },
 };
 
@@ -375,7 +452,9 @@ int prom_job_step(struct prom_job *job, const struct ut_daemon *d, FILE *out, si
 	while (job->phase < NR_PHASES && used < budget) {
 		const struct phase *p = &phases[job->phase];
 
-		if (p->whole) {
+		if (p->on && !p->on(d)) {
+			/* a family switched off: not even its HELP */
+		} else if (p->whole) {
 			p->whole(job, d, out);
 			used += DAEMON_LINES;
 		} else {

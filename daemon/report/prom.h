@@ -2,7 +2,10 @@
 /*
  * The daemon's state in the Prometheus text exposition format 0.0.4, for
  * node_exporter's textfile collector (export.c writes it to a file). Metric
- * names are an interface, like status JSON fields: add, never rename.
+ * names and labels are an interface, like status JSON fields: add, never
+ * rename. (Issue 16 did, once, with contrib/'s rules and dashboard that read
+ * them: ring series labelled ring="PID:FD" and comm instead of pid, comm and
+ * fd; the paid-window histogram named _sampled_.)
  *
  * Written whole (prom_format()) or in steps (a prom_job), so that thousands
  * of rings never hold up the event loop: the job takes a snapshot of the

@@ -50,4 +50,9 @@ void prom_bill_host(const struct bill_host *h, FILE *out)
 	prom_family(out, "uringtune_host_busy_poll_windows_total", "counter",
 		    "Busy-poll windows of all rings' waits, rings gone included.");
 	fprintf(out, "uringtune_host_busy_poll_windows_total %" PRIu64 "\n", h->total.windows);
+	prom_family(out, "uringtune_host_busy_poll_paid_total", "counter",
+		    "Of those, the ones that paid off (the wait did not sleep): every one "
+		    "counted, unlike the _sampled_ histogram's _count.");
+	fprintf(out, "uringtune_host_busy_poll_paid_total %" PRIu64 "\n",
+		h->total.wakeups_avoided);
 }

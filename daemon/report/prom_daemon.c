@@ -180,6 +180,14 @@ void prom_daemon_metrics(const struct ut_daemon *d, FILE *out)
 	prom_family(out, "uringtune_export_errors_total", "counter",
 		    "Writes of this file that failed (the file shows those before it).");
 	fprintf(out, "uringtune_export_errors_total %" PRIu64 "\n", d->export_errors);
+	/* a hung or killed daemon leaves its last file behind: its age tells */
+	prom_family(out, "uringtune_export_timestamp_seconds", "gauge",
+		    "Unix time uringtuned began writing this file: older than a few "
+		    "uringtune_export_interval_seconds, the daemon is stuck or gone.");
+	fprintf(out, "uringtune_export_timestamp_seconds %" PRId64 "\n", d->export_time);
+	prom_family(out, "uringtune_export_interval_seconds", "gauge",
+		    "How often uringtuned rewrites this file ([export] interval_s).");
+	fprintf(out, "uringtune_export_interval_seconds %u\n", d->cfg.export_interval_s);
 	reload_metrics(&d->reload, out);
 	loop_metrics(&d->loop_stats, out);
 }

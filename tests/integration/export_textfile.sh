@@ -3,7 +3,12 @@
 # Acceptance 4c: the textfile export passes `promtool check metrics`; a real
 # prometheus-node-exporter on a loopback port serves the uringtune_ metrics
 # with node_textfile_scrape_error 0; the histograms it serves have monotonic
-# cumulative buckets and +Inf == _count; a gone ring leaves the file. With
+# cumulative buckets and +Inf == _count; a gone ring leaves the file.
+# Cardinality (issue 16): by default no ring has a histogram, the host's
+# (_sampled_, every ring's summed) counts the client's paid windows, and its
+# _count stays below the exact uringtune_host_busy_poll_paid_total (a 1-in-16
+# sample); after SIGHUP with [export] ring_histograms = yes the client ring
+# has its own, labelled ring="PID:FD" and comm, no pid or fd. With
 # 2000 rings more the file is written in several steps of the event loop and
 # still passes promtool; the loop's own metrics (dispatch histogram, longest
 # dispatch and its source) are in it.
@@ -30,22 +35,44 @@ bg "$B/ringhold" >"$T/hold.out"
 wait_line "$T/hold.out" '^ready'
 read -r hpid hfd < <(ring_of "$T/hold.out")
 
-has_hist() {
-	grep -E "^uringtune_ring_busy_poll_paid_window_seconds_count\{pid=\"$cpid\",[^}]*fd=\"$cfd\"\} [1-9]" "$PROM"
+CLIENT="ring=\"$cpid:$cfd\",comm=\"pingpong\""
+HOST_HIST=uringtune_host_busy_poll_paid_window_sampled_seconds
+RING_HIST=uringtune_ring_busy_poll_paid_window_sampled_seconds
+host_hist() { grep -qE "^${HOST_HIST}_count [1-9]" "$PROM"; }
+wait_for 5 host_hist || {
+	grep -E "^$HOST_HIST|$CLIENT" "$PROM" | grep -vE '_info'
+	fail "the host's histogram counts no paid window in $PROM (above; $(grep -m1 '^rtt ' "$T/client.out"))"
 }
+! grep -q "^$RING_HIST" "$PROM" || fail "a ring histogram without [export] ring_histograms"
+# the sample, below the exact count (which also grows: read it after)
+sampled=$(awk -v n="${HOST_HIST}_count" '$1 == n {print $2}' "$PROM")
+exact=$(awk '$1 == "uringtune_host_busy_poll_paid_total" {print $2}' "$PROM")
+[ "${exact:-0}" -gt "$sampled" ] ||
+	fail "host: sampled _count $sampled, exact paid windows '${exact:-}': the sample is not below"
+echo "host histogram: $sampled paid windows timed of $exact (1 in $((exact / sampled)))"
+# pid and fd apart only on ring_info
+grep -q "^uringtune_ring_info{$CLIENT,pid=\"$cpid\",fd=\"$cfd\"," "$PROM" ||
+	fail "ring_info: $(grep "^uringtune_ring_info{ring=\"$cpid:" "$PROM")"
+extra=$(grep -v '^uringtune_ring_info{' "$PROM" | grep -m1 -E '[{,](pid|fd)="' || true)
+[ -z "$extra" ] || fail "pid or fd labels beside ring_info: $extra"
+
+# per-ring histograms on: the client ring gets one, at the next write after SIGHUP
+write_config textfile_dir="$T/textfile" interval_s=1 ring_histograms=yes
+kill -HUP "$DAEMON_PID"
+has_hist() { grep -qE "^${RING_HIST}_count\{$CLIENT\} [1-9]" "$PROM"; }
 wait_for 5 has_hist || {
-	grep -E "pid=\"$cpid\",[^}]*fd=\"$cfd\"" "$PROM" | grep -vE '_bucket|_info'
-	fail "no histogram for the client ring in $PROM (its series above; $(grep -m1 '^rtt ' "$T/client.out"))"
+	grep -E "$CLIENT" "$PROM" | grep -vE '_bucket|_info'
+	fail "no histogram for the client ring after ring_histograms = yes (its series above)"
 }
 # the file is rewritten every interval_s: the ring created last is in the next one
-exported() { grep -q "^uringtune_ring_info{pid=\"$hpid\"" "$PROM"; }
+exported() { grep -q "^uringtune_ring_info{ring=\"$hpid:$hfd\"" "$PROM"; }
 wait_for 5 exported || fail "ringhold's ring not exported"
 
 # the bill (issue 14): the client ring's paid spin, and the host's, above zero
 bill() {
-	grep -qE "^uringtune_busy_poll_spin_seconds_total\{pid=\"$cpid\",[^}]*fd=\"$cfd\",outcome=\"paid\"\} [0-9.e-]*[1-9]" "$PROM" &&
+	grep -qE "^uringtune_busy_poll_spin_seconds_total\{$CLIENT,outcome=\"paid\"\} [0-9.e-]*[1-9]" "$PROM" &&
 	grep -qE '^uringtune_host_busy_poll_spin_seconds_total\{outcome="paid"\} [0-9.e-]*[1-9]' "$PROM" &&
-	grep -qE "^uringtune_busy_poll_wakeups_avoided_total\{pid=\"$cpid\",[^}]*fd=\"$cfd\"\} [1-9]" "$PROM"
+	grep -qE "^uringtune_busy_poll_wakeups_avoided_total\{$CLIENT\} [1-9]" "$PROM"
 }
 wait_for 5 bill || {
 	grep -E 'busy_poll_(spin|saved|wakeups)' "$PROM"
@@ -67,21 +94,23 @@ n=$(grep -c '^uringtune_' "$T/served")
 echo "node_exporter serves $n uringtune_ samples, scrape error 0"
 
 # every histogram series: cumulative buckets never fall, +Inf equals _count
+# (labels "" for the host's and the loop's, which have none but le)
 awk '
 /^uringtune_[a-z_]*_bucket\{/ {
 	name = $1; sub(/_bucket\{.*/, "", name)
 	labels = $1; sub(/^[^{]*\{/, "", labels); sub(/\}$/, "", labels)
 	le = labels; sub(/.*le="/, "", le); sub(/".*/, "", le)
-	key = labels; gsub(/,?le="[^"]*"/, "", key); key = name "{" key "}"
+	key = labels; gsub(/,?le="[^"]*"/, "", key); sub(/^,/, "", key); key = name "{" key "}"
 	v = $2 + 0
 	if ((key in last) && v < last[key]) { print "not monotonic: " $0; bad = 1 }
 	last[key] = v
 	if (le == "+Inf") inf[key] = v
 	next
 }
-/^uringtune_[a-z_]*_count\{/ {
-	name = $1; sub(/_count\{.*/, "", name)
-	labels = $1; sub(/^[^{]*\{/, "", labels); sub(/\}$/, "", labels)
+/^uringtune_[a-z_]*_count[{ ]/ {
+	name = $1; sub(/_count($|\{.*)/, "", name)
+	labels = ""
+	if ($1 ~ /\{/) { labels = $1; sub(/^[^{]*\{/, "", labels); sub(/\}$/, "", labels) }
 	count[name "{" labels "}"] = $2 + 0
 }
 END {
@@ -91,14 +120,14 @@ END {
 		if (!(k in inf)) { print "no +Inf bucket: " k; bad = 1 }
 		else if (inf[k] != count[k]) { print "+Inf " inf[k] " != _count " count[k] ": " k; bad = 1 }
 	}
-	if (n == 0) { print "no histogram served"; bad = 1 }
+	if (n < 3) { print n " histograms served, expected the loop'"'"'s, the host'"'"'s, a ring'"'"'s"; bad = 1 }
 	print n " histogram series checked"
 	exit bad
 }' "$T/served" || fail "histograms served by node_exporter are inconsistent"
 
 # a ring that is gone leaves the file
 kill -TERM "$hpid"
-gone() { ! grep -q "pid=\"$hpid\"" "$PROM"; }
+gone() { ! grep -q "ring=\"$hpid:" "$PROM"; }
 wait_for 3 gone || fail "ring of exited pid $hpid still in $PROM"
 echo "gone ring left the file"
 
@@ -107,8 +136,8 @@ ulimit -n 4096 2>/dev/null || true
 bg "$B/ringhold" --count 2000 >"$T/many.out"
 mpid=${BG_PIDS[-1]}
 wait_line "$T/many.out" '^ready' 60
-many() { [ "$(grep -c "^uringtune_ring_info{pid=\"$mpid\"" "$PROM")" = 2000 ]; }
-wait_for 15 many || fail "$(grep -c "^uringtune_ring_info{pid=\"$mpid\"" "$PROM") of 2000 rings of pid $mpid in $PROM"
+many() { [ "$(grep -c "^uringtune_ring_info{ring=\"$mpid:" "$PROM")" = 2000 ]; }
+wait_for 15 many || fail "$(grep -c "^uringtune_ring_info{ring=\"$mpid:" "$PROM") of 2000 rings of pid $mpid in $PROM"
 promtool check metrics <"$PROM" || fail "promtool check metrics failed with 2000 rings more"
 steps=$(grep -o 'metrics export: [0-9]* rings in [0-9]* steps' "$T/daemon.log" | tail -1)
 read -r _ _ nrings _ _ nsteps _ <<<"$steps"

@@ -82,10 +82,10 @@ ring "$pid" "$fd" | jq -c '{pid, fd, tunable, reason}'
 read -r pid fd < <(ring_of "$T/client.out")
 read -r xpid xfd < <(ring_of "$T/xclient.out")
 advised() {
-	grep -qE "^uringtune_ring_advice_busy_poll_seconds\{pid=\"$pid\",comm=\"pingpong\",fd=\"$fd\"\} 0\\.00005$" "$PROM"
+	grep -qE "^uringtune_ring_advice_busy_poll_seconds\{ring=\"$pid:$fd\",comm=\"pingpong\"\} 0\\.00005$" "$PROM"
 }
 wait_for 5 advised || { grep advice "$PROM"; fail "no advice metric for the client ring"; }
-grep -q "^uringtune_ring_advice_busy_poll_seconds{pid=\"$xpid\"" "$PROM" &&
+grep -q "^uringtune_ring_advice_busy_poll_seconds{ring=\"$xpid:" "$PROM" &&
 	fail "an excluded ring has an advice metric"
 promtool check metrics <"$PROM" || fail "promtool check metrics failed"
 grep '^uringtune_ring_advice_busy_poll_seconds' "$PROM"

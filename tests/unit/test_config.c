@@ -112,6 +112,7 @@ UT_TEST(defaults)
 	UT_ASSERT_EQ_INT(def.select.n_exclude_cgroup, 0);
 
 	UT_ASSERT(def.export_textfile);
+	UT_ASSERT(!def.export_ring_histograms);
 	UT_ASSERT_STR_EQ(def.textfile_dir, "/var/lib/prometheus/node-exporter");
 	UT_ASSERT_EQ_INT(def.export_interval_s, 15);
 }
@@ -893,6 +894,10 @@ UT_TEST(export_values)
 	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 15);
 	ASSERT_LOADS(&l, "[export]\ninterval_s = 1\n");
 	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 1);
+	/* per-ring histograms: off unless asked for (a fleet's cardinality) */
+	UT_ASSERT(!l.cfg.export_ring_histograms);
+	ASSERT_LOADS(&l, "[export]\nring_histograms = yes\n");
+	UT_ASSERT(l.cfg.export_ring_histograms);
 	ASSERT_LOADS(&l, "[export]\ninterval_s = 3600\n");
 	UT_ASSERT_EQ_INT(l.cfg.export_interval_s, 3600);
 }
@@ -917,7 +922,10 @@ UT_TEST(export_bad_values)
 		       "[export] textfile: duplicate key, already set on line 2");
 	ASSERT_REFUSED(&l, "[export]\ndir = /tmp\n",
 		       "[export] dir: unknown key (known keys: textfile, textfile_dir, "
-		       "interval_s)");
+		       "interval_s, ring_histograms)");
+	ASSERT_REFUSED(&l, "[export]\nring_histograms = some\n",
+		       "[export] ring_histograms: expected yes or no (or true/false, on/off, 1/0), "
+		       "got 'some'");
 	ASSERT_REFUSED(&l, "[export]\ninterval_s = 0\n",
 		       "[export] interval_s: expected an integer from 1 to 3600, got '0'");
 	ASSERT_REFUSED(&l, "[export]\ninterval_s = 3601\n",

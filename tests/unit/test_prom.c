@@ -29,7 +29,8 @@
 #include "uring_abi.h"
 #include "unit.h"
 
-#define HIST		"uringtune_ring_busy_poll_paid_window_seconds"
+#define HIST		"uringtune_ring_busy_poll_paid_window_sampled_seconds"
+#define HOST_HIST	"uringtune_host_busy_poll_paid_window_sampled_seconds"
 #define PROMTOOL	"/usr/bin/promtool"
 /* "q\"b\\s", a newline, an invalid byte: ring B's comm */
 #define ODD_COMM	"q\"b\\s\n\xff"
@@ -60,6 +61,8 @@ static const struct {
 	{ "uringtune_sweep_cpu_seconds_total", "counter" },
 	{ "uringtune_inventory_events_total", "counter" },
 	{ "uringtune_export_errors_total", "counter" },
+	{ "uringtune_export_timestamp_seconds", "gauge" },
+	{ "uringtune_export_interval_seconds", "gauge" },
 	{ "uringtune_config_reloads_total", "counter" },
 	{ "uringtune_config_last_reload_success", "gauge" },
 	{ "uringtune_config_last_reload_timestamp_seconds", "gauge" },
@@ -88,6 +91,8 @@ static const struct {
 	{ "uringtune_host_busy_poll_saved_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_wakeups_avoided_total", "counter" },
 	{ "uringtune_host_busy_poll_windows_total", "counter" },
+	{ "uringtune_host_busy_poll_paid_total", "counter" },
+	{ HOST_HIST, "histogram" },
 	{ "uringtune_hybrid_verdict", "gauge" },
 	{ "uringtune_hybrid_cpu_per_read_seconds", "gauge" },
 	{ "uringtune_hybrid_iops", "gauge" },
@@ -149,6 +154,8 @@ static void daemon_setup(void)
 	memset(&d, 0, sizeof(d));
 	config_defaults(&d.cfg);
 	d.cfg.mode = UT_MODE_TUNE;
+	/* every family: the per-ring histograms too (tests of the default turn it off) */
+	d.cfg.export_ring_histograms = true;
 	if (registry_init(&d.reg)) {
 		fprintf(stderr, "test_prom: registry_init: out of memory\n");
 		exit(2);
@@ -394,13 +401,13 @@ UT_TEST(ring_info_and_labels)
 	daemon_setup();
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT(has_line(out, "uringtune_ring_info{pid=\"100\",comm=\"pingpong\",fd=\"4\","
-			   "setup_flags=\"\",managed_by=\"app\",tunable=\"false\"} 1"));
-	UT_ASSERT(has_line(out, "uringtune_ring_info{pid=\"100\",comm=\"" ODD_COMM_LABEL
-			   "\",fd=\"7\",setup_flags=\"SQPOLL,SINGLE_ISSUER\","
+	UT_ASSERT(has_line(out, "uringtune_ring_info{ring=\"100:4\",comm=\"pingpong\","
+			   "pid=\"100\",fd=\"4\",setup_flags=\"\",managed_by=\"app\",tunable=\"false\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_ring_info{ring=\"100:7\",comm=\"" ODD_COMM_LABEL
+			   "\",pid=\"100\",fd=\"7\",setup_flags=\"SQPOLL,SINGLE_ISSUER\","
 			   "managed_by=\"none\",tunable=\"false\"} 1"));
-	UT_ASSERT(has_line(out, "uringtune_ring_info{pid=\"200\",comm=\"nginx\",fd=\"3\","
-			   "setup_flags=\"\",managed_by=\"uringtune\",tunable=\"true\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_ring_info{ring=\"200:3\",comm=\"nginx\","
+			   "pid=\"200\",fd=\"3\",setup_flags=\"\",managed_by=\"uringtune\",tunable=\"true\"} 1"));
 	/* the raw bytes never appear */
 	UT_ASSERT(!strchr(out, '\xff'));
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_info{"), 3);
@@ -414,20 +421,20 @@ UT_TEST(napi_gauges_for_every_ring)
 	daemon_setup();
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_enabled{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 1"));
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_enabled{pid=\"100\",comm=\"" ODD_COMM_LABEL
-			   "\",fd=\"7\"} 0"));
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 0.00005"));
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{pid=\"100\","
-			   "comm=\"" ODD_COMM_LABEL "\",fd=\"7\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_enabled{ring=\"100:4\",comm=\"pingpong\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_enabled{ring=\"100:7\",comm=\"" ODD_COMM_LABEL
+			   "\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0.00005"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{ring=\"100:7\","
+			   "comm=\"" ODD_COMM_LABEL "\"} 0"));
 	/* exact to the nanosecond */
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{pid=\"200\","
-			   "comm=\"nginx\",fd=\"3\"} 2.000000001"));
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_prefer_busy_poll{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 1"));
-	UT_ASSERT(has_line(out, "uringtune_ring_napi_prefer_busy_poll{pid=\"200\","
-			   "comm=\"nginx\",fd=\"3\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_busy_poll_timeout_seconds{ring=\"200:3\","
+			   "comm=\"nginx\"} 2.000000001"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_prefer_busy_poll{ring=\"100:4\","
+			   "comm=\"pingpong\"} 1"));
+	UT_ASSERT(has_line(out, "uringtune_ring_napi_prefer_busy_poll{ring=\"200:3\","
+			   "comm=\"nginx\"} 0"));
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_napi_enabled{"), 3);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_napi_busy_poll_timeout_seconds{"), 3);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_napi_prefer_busy_poll{"), 3);
@@ -441,16 +448,16 @@ UT_TEST(counters_from_stats)
 	daemon_setup();
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 1000"));
-	UT_ASSERT(has_line(out, "uringtune_ring_waits_no_sleep_total{pid=\"100\",comm=\"pingpong\","
-			   "fd=\"4\"} 990"));
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 900"));
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_paid_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 890"));
-	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{pid=\"200\",comm=\"nginx\",fd=\"3\"} 5"));
-	UT_ASSERT(has_line(out, "uringtune_ring_waits_no_sleep_total{pid=\"200\",comm=\"nginx\","
-			   "fd=\"3\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{ring=\"100:4\",comm=\"pingpong\"} 1000"));
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_no_sleep_total{ring=\"100:4\",comm=\"pingpong\""
+			   "} 990"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 900"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_paid_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 890"));
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{ring=\"200:3\",comm=\"nginx\"} 5"));
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_no_sleep_total{ring=\"200:3\",comm=\"nginx\""
+			   "} 0"));
 	free(out);
 }
 
@@ -462,7 +469,7 @@ UT_TEST(ring_without_stats)
 	daemon_setup();
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "fd=\"7\""), 4);
+	UT_ASSERT_EQ_INT(lines_with(out, "ring=\"100:7\""), 4);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_waits_total{"), 2);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_waits_no_sleep_total{"), 2);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_windows_total{"), 2);
@@ -492,14 +499,14 @@ UT_TEST(bill_per_ring_and_host)
 	out = format();
 	UT_ASSERT(out);
 	/* 890 paid windows of 12 us, 10 unpaid of 50 us, 890 x 300 us saved */
-	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\",outcome=\"paid\"} 0.01068"));
-	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\",outcome=\"unpaid\"} 0.0005"));
-	UT_ASSERT(has_line(out, "uringtune_busy_poll_saved_seconds_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 0.267"));
-	UT_ASSERT(has_line(out, "uringtune_busy_poll_wakeups_avoided_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 890"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\","
+			   "comm=\"pingpong\",outcome=\"paid\"} 0.01068"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\","
+			   "comm=\"pingpong\",outcome=\"unpaid\"} 0.0005"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0.267"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_wakeups_avoided_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 890"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} 0.0005"));
 	free(out);
 	/* the ring goes: no series of its own, the host's stay */
@@ -508,7 +515,7 @@ UT_TEST(bill_per_ring_and_host)
 	bill_host_end(&d.reg.bill, 2000, &rule);
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{pid=\"100\",comm=\"pingpong\",fd=\"4\"}"), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\",comm=\"pingpong\"}"), 0);
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} 0.01068"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_saved_seconds_total 0.267"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_wakeups_avoided_total 890"));
@@ -545,7 +552,14 @@ UT_TEST(hybrid_verdicts)
 	free(out);
 }
 
-/* a traced ring gets its histogram, whole, from its first busy-poll window */
+/*
+ * A traced ring gets its busy-poll families (2 counters, 4 lines of bill)
+ * and its histogram, whole, from its first busy-poll window on, and keeps
+ * them while its bill has windows, even if its map slot's counters start
+ * again from 0.
+ */
+#define BUSY_LINES	(2 + 4)
+
 UT_TEST(histogram_from_first_window)
 {
 	struct ut_ring *a;
@@ -558,10 +572,16 @@ UT_TEST(histogram_from_first_window)
 	a->obs.stats.busy_paid = 0;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES);
-	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{pid=\"100\""), 0);
-	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{pid=\"100\","
-			   "comm=\"pingpong\",fd=\"4\"} 0"));
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES - BUSY_LINES);
+	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_ring_busy_poll_paid_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_wakeups_avoided_total{ring=\"100:4\""),
+			 0);
+	/* the waits are there, zero or not */
+	UT_ASSERT(has_line(out, "uringtune_ring_waits_total{ring=\"100:4\",comm=\"pingpong\"} 1000"));
 	free(out);
 
 	/* one window, none paid: every bucket, all zero */
@@ -569,13 +589,70 @@ UT_TEST(histogram_from_first_window)
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES + UT_HIST_SLOTS + 3);
-	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{pid=\"100\""), UT_HIST_SLOTS + 1);
-	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\",fd=\"4\",le=\"4.294967295\"} 0"), 1);
-	UT_ASSERT(has_line(out, HIST "_count{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 0"));
+	UT_ASSERT_EQ_INT(lines_with(out, HIST "_bucket{ring=\"100:4\""), UT_HIST_SLOTS + 1);
+	UT_ASSERT_EQ_INT(lines_with(out, "ring=\"100:4\",comm=\"pingpong\",le=\"4.294967295\"} 0"), 1);
+	UT_ASSERT(has_line(out, HIST "_count{ring=\"100:4\",comm=\"pingpong\"} 0"));
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 1"));
+	free(out);
+
+	/* the slot's counters back to 0, the bill remembers: still written */
+	a->obs.stats.busy_windows = 0;
+	a->obs.bill.total.windows = 1;
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"pingpong\""), RING_LINES + UT_HIST_SLOTS + 3);
+	UT_ASSERT(has_line(out, "uringtune_ring_busy_poll_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0"));
 	free(out);
 }
 
-#define C_LABELS	"pid=\"200\",comm=\"nginx\",fd=\"3\""
+#define C_LABELS	"ring=\"200:3\",comm=\"nginx\""
+
+/*
+ * The default ([export] ring_histograms = no): no ring has a histogram, not
+ * even the family's HELP; the host's is there, fixed buckets, zero or not,
+ * with the exact count of paid windows beside its sampled _count.
+ */
+UT_TEST(ring_histograms_off_host_histogram_on)
+{
+	static struct ut_config def;
+	char *out;
+
+	daemon_setup();
+	config_defaults(&def);
+	d.cfg.export_ring_histograms = def.export_ring_histograms;
+	UT_ASSERT(!d.cfg.export_ring_histograms);
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT_EQ_INT(lines_with(out, HIST), 0);
+	/* ring C busy-polled, yet beside the histogram it has the same series as before */
+	UT_ASSERT_EQ_INT(lines_with(out, C_LABELS), RING_LINES);
+	UT_ASSERT_EQ_INT(lines_with(out, HOST_HIST "_bucket{le="), UT_HIST_SLOTS + 1);
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"1e-09\"} 0"));
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"+Inf\"} 0"));
+	UT_ASSERT(has_line(out, HOST_HIST "_sum 0"));
+	UT_ASSERT(has_line(out, HOST_HIST "_count 0"));
+	free(out);
+
+	/* what the inventory summed (paid_hist.c) */
+	d.reg.paid_hist.hist[9] = 3;
+	d.reg.paid_hist.hist[20] = 2;
+	d.reg.paid_hist.ns = 2500000001;
+	d.reg.bill.total.wakeups_avoided = 80;
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"5.11e-07\"} 0"));
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"1.023e-06\"} 3"));
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"0.001048575\"} 3"));
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"0.002097151\"} 5"));
+	UT_ASSERT(has_line(out, HOST_HIST "_bucket{le=\"+Inf\"} 5"));
+	UT_ASSERT_STR_CONTAINS(out, HOST_HIST "_bucket{le=\"+Inf\"} 5\n"
+			       HOST_HIST "_sum 2.500000001\n" HOST_HIST "_count 5\n");
+	/* the exact count: every paid window, not the sample */
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_paid_total 80"));
+	free(out);
+}
 
 UT_TEST(histogram)
 {
@@ -633,10 +710,10 @@ UT_TEST(histogram)
 			       HIST "_sum{" C_LABELS "} 1.234567891\n"
 			       HIST "_count{" C_LABELS "} 16\n");
 	/* an empty histogram: all zero, +Inf == _count == 0 */
-	UT_ASSERT(has_line(out, HIST "_bucket{pid=\"100\",comm=\"pingpong\",fd=\"4\",le=\"1e-09\"} 0"));
-	UT_ASSERT(has_line(out, HIST "_bucket{pid=\"100\",comm=\"pingpong\",fd=\"4\",le=\"+Inf\"} 0"));
-	UT_ASSERT(has_line(out, HIST "_count{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 0"));
-	UT_ASSERT(has_line(out, HIST "_sum{pid=\"100\",comm=\"pingpong\",fd=\"4\"} 0"));
+	UT_ASSERT(has_line(out, HIST "_bucket{ring=\"100:4\",comm=\"pingpong\",le=\"1e-09\"} 0"));
+	UT_ASSERT(has_line(out, HIST "_bucket{ring=\"100:4\",comm=\"pingpong\",le=\"+Inf\"} 0"));
+	UT_ASSERT(has_line(out, HIST "_count{ring=\"100:4\",comm=\"pingpong\"} 0"));
+	UT_ASSERT(has_line(out, HIST "_sum{ring=\"100:4\",comm=\"pingpong\"} 0"));
 	free(out);
 }
 
@@ -668,6 +745,15 @@ UT_TEST(self_metrics)
 	UT_ASSERT(has_line(out, "uringtune_sweeps_total 42"));
 	UT_ASSERT(has_line(out, "uringtune_sweep_duration_seconds 0.001234"));
 	UT_ASSERT(has_line(out, "uringtune_export_errors_total 4"));
+	UT_ASSERT(has_line(out, "uringtune_export_timestamp_seconds 0"));
+	UT_ASSERT(has_line(out, "uringtune_export_interval_seconds 15"));
+	free(out);
+
+	/* the export stamps the file it begins (export.c) */
+	d.export_time = 1764681600;
+	out = format();
+	UT_ASSERT(out);
+	UT_ASSERT(has_line(out, "uringtune_export_timestamp_seconds 1764681600"));
 	free(out);
 
 	d.cfg.mode = UT_MODE_OBSERVE;
@@ -742,14 +828,14 @@ UT_TEST(one_series_per_pid_fd)
 	new->obs.first_seen_ns = 2;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "pid=\"300\""), 4);
+	UT_ASSERT_EQ_INT(lines_with(out, "ring=\"300:9\""), 4);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"new\""), 4);
 	free(out);
 
 	old->obs.first_seen_ns = 3;
 	out = format();
 	UT_ASSERT(out);
-	UT_ASSERT_EQ_INT(lines_with(out, "pid=\"300\""), 4);
+	UT_ASSERT_EQ_INT(lines_with(out, "ring=\"300:9\""), 4);
 	UT_ASSERT_EQ_INT(lines_with(out, "comm=\"old\""), 4);
 	free(out);
 }
@@ -855,8 +941,8 @@ UT_TEST(job_rings_change_between_steps)
 	/* the daemon's families (64) and two rings of ring_info (2 each) */
 	UT_ASSERT_EQ_INT(prom_job_step(job, &d, f, 64 + 2 * 2), 1);
 	fflush(f);
-	UT_ASSERT(strstr(buf, "uringtune_ring_info{pid=\"100\",comm=\"pingpong\""));
-	UT_ASSERT(!strstr(buf, "uringtune_ring_info{pid=\"200\""));
+	UT_ASSERT(strstr(buf, "uringtune_ring_info{ring=\"100:4\",comm=\"pingpong\""));
+	UT_ASSERT(!strstr(buf, "uringtune_ring_info{ring=\"200:"));
 	/* ring C (pid 200) goes; ring B (pid 100 fd 7) moves to pid 300 */
 	registry_remove(&d.reg, 0x3000);
 	moved = registry_find(&d.reg, 0x2000);
@@ -869,13 +955,13 @@ UT_TEST(job_rings_change_between_steps)
 	fclose(f);
 	prom_job_free(job);
 	UT_ASSERT_EQ_INT(ret, 0);
-	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"200\""), 0);
-	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"300\""), 0);
-	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"400\""), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "ring=\"200:"), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "ring=\"300:"), 0);
+	UT_ASSERT_EQ_INT(lines_with(buf, "ring=\"400:"), 0);
 	/* B: only its ring_info line, written before it moved */
-	UT_ASSERT_EQ_INT(lines_with(buf, "fd=\"7\""), 1);
+	UT_ASSERT_EQ_INT(lines_with(buf, ":7\""), 1);
 	/* A: everything */
-	UT_ASSERT_EQ_INT(lines_with(buf, "pid=\"100\",comm=\"pingpong\",fd=\"4\""),
+	UT_ASSERT_EQ_INT(lines_with(buf, "ring=\"100:4\",comm=\"pingpong\""),
 			 RING_LINES + UT_HIST_SLOTS + 3);
 	/* every family still there, once */
 	UT_ASSERT_EQ_INT(lines_with(buf, "# TYPE "), NR_FAMILIES);
@@ -1012,7 +1098,7 @@ UT_TEST(promtool_accepts)
 	if (registry_init(&d.reg))
 		exit(2);
 	out = format();
-	if (!out || !has_line(out, "uringtune_rings 0") || lines_with(out, "{pid=") ||
+	if (!out || !has_line(out, "uringtune_rings 0") || lines_with(out, "{ring=") ||
 	    write_text(path, out)) {
 		ut_fail(__FILE__, __LINE__, "no rings: bad output or cannot write %s", path);
 		goto out;
@@ -1359,6 +1445,7 @@ int main(void)
 	ut_run("counters_from_stats", counters_from_stats);
 	ut_run("ring_without_stats", ring_without_stats);
 	ut_run("histogram", histogram);
+	ut_run("ring_histograms_off_host_histogram_on", ring_histograms_off_host_histogram_on);
 	ut_run("histogram_from_first_window", histogram_from_first_window);
 	ut_run("bill_per_ring_and_host", bill_per_ring_and_host);
 	ut_run("hybrid_verdicts", hybrid_verdicts);
