@@ -88,7 +88,9 @@ static void status_select_of(const struct control_request *r, struct status_sele
 {
 	*sel = (struct status_select){
 		.table = r->table, .one = r->ring, .pid = r->pid, .fd = r->fd,
+		.by_comm = r->by_comm,
 	};
+	memcpy(sel->comm, r->comm, sizeof(sel->comm));
 }
 
 /* a status: the stream that makes it, from the newest statistics */

@@ -177,7 +177,7 @@ UT_TEST(request_unknown_keys_and_kinds)
 	struct control_request r;
 
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"verbose\":true}", &r), -EINVAL);
-	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"verbose\" (known: view, pid, fd)");
+	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"verbose\" (known: view, pid, fd, comm)");
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"pid\":7,\"fd\":5,\"busy_poll_us\":50,"
 			       "\"prefer_busy_poll\":true}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "set: unknown key \"prefer_busy_poll\" (known: pid, fd, "
