@@ -25,13 +25,9 @@ remove_accounts() {
 	done
 	groupdel "$G" 2>/dev/null || true
 }
-accounts_cleanup() {
-	local rc=$?
-	remove_accounts
-	(exit $rc)
-	cleanup
-}
-trap accounts_cleanup EXIT
+# then lib.sh's cleanup, with the test's exit status (set -e off: the
+# accounts' removal must not end the trap early)
+trap 'rc=$?; set +e; remove_accounts; (exit $rc); cleanup' EXIT
 
 groupadd --system "$G" || fail "groupadd $G"
 nologin=$(command -v nologin || echo /usr/sbin/nologin)
@@ -71,10 +67,12 @@ for u in "$M" "$P"; do
 		fail "$u: status --ring failed"
 	# --watch, stopped by SIGINT: exit 0, each frame one JSON line
 	rc=0
-	as "$u" timeout -s INT 2.5 "$B/uringtune" --socket "$SOCK" status --watch --json >"$T/$u.watch" || rc=$?
+	as "$u" timeout --preserve-status -s INT 2.5 "$B/uringtune" --socket "$SOCK" status --watch \
+		--json >"$T/$u.watch" || rc=$?
 	[ "$rc" = 0 ] || fail "$u: status --watch exited $rc"
-	[ "$(wc -l <"$T/$u.watch")" -ge 2 ] && jq -e .rings "$T/$u.watch" >/dev/null ||
+	if [ "$(wc -l <"$T/$u.watch")" -lt 2 ] || ! jq -e .rings "$T/$u.watch" >/dev/null; then
 		fail "$u: status --watch --json: $(head -c 300 "$T/$u.watch")"
+	fi
 	uid=$(id -u "$u")
 	expect_error 1 "uringtune: daemon: set: permission denied: changes are root's; uid $uid may read status only \(a member of group $G\)" \
 		as "$u" "$B/uringtune" --socket "$SOCK" set "$rpid:$rfd" --busy-poll-us 77
