@@ -29,7 +29,7 @@ static void usage(FILE *f)
 		"\n"
 		"Ask uringtuned about the io_uring rings it watches, or steer one.\n"
 		"A ring is named PID:FD: the process that holds it and its file descriptor\n"
-		"there (\"PID FD\", two words, is read the same way).\n"
+		"there (set and reset also read it as two words, PID FD).\n"
 		"\n"
 		"Commands:\n"
 		"  status          one line per ring: NAPI busy-poll settings and how well it pays off\n"
