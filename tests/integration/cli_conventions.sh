@@ -34,6 +34,10 @@ expect_error 2 "status: --ring names one ring; --pid and --comm go without it" \
 expect_error 2 "uringtune: --ring, --pid, --comm, --wide and --watch go with status only" \
 	"$B/uringtune" reset --wide
 expect_error 2 "unknown option '--bogus=1'" "$B/uringtune" status --bogus=1
+# exec's own options the same way
+expect_error 2 "option '--napi' takes no value, got '--napi=1'" "$B/uringtune" exec --napi=1 -- true
+expect_error 2 "uringtune: --hybrid: expected on, off or auto, got 'sometimes'" \
+	"$B/uringtune" exec --hybrid=sometimes -- true
 
 # -- a tune-mode daemon, two processes with rings: ringhold (two) and ut-other
 start_daemon mode=tune
