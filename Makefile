@@ -26,6 +26,12 @@ SYSCONFDIR	?= /etc
 UNITDIR		?= $(shell $(PKG_CONFIG) --variable=systemdsystemunitdir systemd 2>/dev/null || \
 			   echo /lib/systemd/system)
 INSTALL		?= install
+# bash completion (bash-completion's completionsdir under PREFIX, else this) and
+# the status group (systemd-sysusers reads it; see "install" below)
+BASHCOMPDIR	?= $(shell $(PKG_CONFIG) --define-variable=prefix=$(PREFIX) \
+			   --variable=completionsdir bash-completion 2>/dev/null || \
+			   echo $(PREFIX)/share/bash-completion/completions)
+SYSUSERSDIR	?= $(PREFIX)/lib/sysusers.d
 MAN8		:= man/uringtuned.8 man/uringtune.8
 MAN5		:= man/uringtune.ini.5
 
@@ -306,7 +312,10 @@ vmtest:
 clean:
 	rm -rf $(BUILD)
 
-# The unit's paths follow SBINDIR and SYSCONFDIR. An existing
+# The unit's paths follow SBINDIR and SYSCONFDIR. Installed on the host
+# itself (no DESTDIR), the status group is created if missing, as the
+# package does from the sysusers file: the unit does not start without it
+# (SupplementaryGroups=uringtune). An existing
 # SYSCONFDIR/uringtune/uringtune.ini is never overwritten: the shipped one
 # goes next to it as uringtune.ini.dist, to compare by hand. Man pages are
 # gzipped as Debian does (-n: no name or time stamp, reproducible).
@@ -332,6 +341,18 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 	else \
 		printf '  %-8s %s\n' INSTALL "$$conf"; \
 		$(INSTALL) -m 0644 config/uringtune.ini "$$conf" || exit 1; \
+	fi
+	$(call msg,INSTALL,$(DESTDIR)$(BASHCOMPDIR)/uringtune)
+	$(Q)$(INSTALL) -D -m 0644 completion/uringtune.bash $(DESTDIR)$(BASHCOMPDIR)/uringtune
+	$(call msg,INSTALL,$(DESTDIR)$(SYSUSERSDIR)/uringtune.conf)
+	$(Q)$(INSTALL) -D -m 0644 systemd/uringtune.sysusers $(DESTDIR)$(SYSUSERSDIR)/uringtune.conf
+	$(Q)if [ -z "$(DESTDIR)" ] && ! getent group uringtune >/dev/null; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			systemd-sysusers $(SYSUSERSDIR)/uringtune.conf || exit 1; \
+		else \
+			groupadd --system uringtune || exit 1; \
+		fi; \
+		echo "install: created the system group uringtune (the unit's SupplementaryGroups=)"; \
 	fi
 	$(Q)for m in $(MAN8:%=8:%) $(MAN5:%=5:%); do \
 		sec=$${m%%:*}; m=$${m#*:}; \

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* Ask uringtuned one thing; phrase every way that can fail as one line. */
 #include <errno.h>
+#include <grp.h>
+#include <sys/stat.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,9 +20,30 @@ void cli_put_msg(FILE *f, char *msg, const char *suffix)
 	free(msg);
 }
 
+/*
+ * Why connecting was refused: the socket's group, if it has one that may
+ * connect (the daemon's [daemon] status_group), else root only.
+ */
+static char *access_hint(const char *path)
+{
+	struct group *gr;
+	struct stat st;
+
+	if (stat(path, &st) == 0 && st.st_gid != 0 && (st.st_mode & 0060) == 0060) {
+		gr = getgrgid(st.st_gid);
+		if (gr)
+			return cli_msgf(" (reading status needs root or membership of group %s; "
+					"changes need root)", gr->gr_name);
+		return cli_msgf(" (reading status needs root or membership of group %u; "
+				"changes need root)", (unsigned int)st.st_gid);
+	}
+	return strdup(" (the socket is root-only: run as root)");
+}
+
 static char *client_error_msg(const char *path, int err, enum client_stage stage)
 {
 	const char *hint = "";
+	char *msg, *why;
 
 	switch (stage) {
 	case CLIENT_SOCKET:
@@ -33,8 +56,13 @@ static char *client_error_msg(const char *path, int err, enum client_stage stage
 		}
 		if (err == -ENOENT || err == -ECONNREFUSED)
 			hint = " (is uringtuned running?)";
-		else if (err == -EACCES || err == -EPERM)
-			hint = " (the socket is root-only: run as root)";
+		if (err == -EACCES || err == -EPERM) {
+			why = access_hint(path);
+			msg = cli_msgf("uringtune: cannot connect to %s: %s%s", path,
+				       strerror(-err), why ? why : "");
+			free(why);
+			return msg;
+		}
 		return cli_msgf("uringtune: cannot connect to %s: %s%s", path, strerror(-err),
 				hint);
 	case CLIENT_SEND:

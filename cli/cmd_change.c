@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* `uringtune set` and `uringtune reset`: the request, and what it did in words. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,12 +23,9 @@ int cmd_change(const struct cli_opts *o)
 	int ret = EXIT_FAILURE;
 
 	json_object_object_add(req, "cmd", json_object_new_string(o->cmd));
-	if (o->n_pos == 2) {
-		long pid = cli_parse_number(o->pos[0], 1, INT32_MAX);
-		long fd = cli_parse_number(o->pos[1], 0, INT32_MAX);
-
-		json_object_object_add(req, "pid", json_object_new_int64(pid));
-		json_object_object_add(req, "fd", json_object_new_int64(fd));
+	if (o->have_ring) {
+		json_object_object_add(req, "pid", json_object_new_int64(o->ring_pid));
+		json_object_object_add(req, "fd", json_object_new_int64(o->ring_fd));
 	}
 	if (strcmp(o->cmd, "set") == 0) {
 		json_object_object_add(req, "busy_poll_us", json_object_new_int64(o->busy_poll_us));
@@ -52,13 +50,13 @@ int cmd_change(const struct cli_opts *o)
 	    !strcmp(json_object_get_string(via), "agent"))
 		later = " (through its agent: at the ring's next submit or wait)";
 	if (strcmp(o->cmd, "set") == 0)
-		printf("ring pid %s fd %s: NAPI busy polling pinned at %ld us%s%s%s%s\n", o->pos[0],
-		       o->pos[1], o->busy_poll_us, o->prefer ? ", prefer" : "",
+		printf("ring %" PRId64 ":%" PRId64 ": NAPI busy polling pinned at %ld us%s%s%s%s\n",
+		       o->ring_pid, o->ring_fd, o->busy_poll_us, o->prefer ? ", prefer" : "",
 		       o->static_ids ? ", static tracking" : "",
 		       o->force ? " (--force: whatever [select] says)" : "", later);
-	else if (o->n_pos == 2)
-		printf("ring pid %s fd %s: original NAPI settings restored%s\n", o->pos[0],
-		       o->pos[1], later);
+	else if (o->have_ring)
+		printf("ring %" PRId64 ":%" PRId64 ": original NAPI settings restored%s\n",
+		       o->ring_pid, o->ring_fd, later);
 	else
 		printf("every ring uringtune changed: original NAPI settings restored\n");
 	ret = EXIT_SUCCESS;

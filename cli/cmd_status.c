@@ -21,8 +21,6 @@
 #include "status_table.h"
 
 #define STATUS_REQUEST		"{\"cmd\":\"status\"}\n"
-/* the members the table shows only (the daemon's status_json.h) */
-#define TABLE_REQUEST		"{\"cmd\":\"status\",\"view\":\"table\"}\n"
 
 /* widest view drawn, whatever $COLUMNS says */
 #define WIDTH_MAX		1000
@@ -56,6 +54,51 @@ static bool older_daemon(const char *msg)
 	return msg && strstr(msg, "uringtune: daemon: status: unknown key \"");
 }
 
+/* --pid or --comm: the daemon picks the rings */
+static bool filtered(const struct cli_opts *o)
+{
+	return o->pid >= 0 || o->comm;
+}
+
+/*
+ * The status request: {"cmd":"status"} with the table's view and the
+ * filters, one line; NULL if out of memory.
+ */
+static char *status_request(const struct cli_opts *o, bool table)
+{
+	struct json_object *req = json_object_new_object();
+	const char *s;
+	char *line = NULL;
+
+	if (!req)
+		return NULL;
+	json_object_object_add(req, "cmd", json_object_new_string("status"));
+	if (table)
+		json_object_object_add(req, "view", json_object_new_string("table"));
+	if (o->pid >= 0)
+		json_object_object_add(req, "pid", json_object_new_int64(o->pid));
+	if (o->comm)
+		json_object_object_add(req, "comm", json_object_new_string(o->comm));
+	s = json_object_to_json_string_ext(req, JSON_C_TO_STRING_PLAIN |
+					   JSON_C_TO_STRING_NOSLASHESCAPE);
+	if (s && asprintf(&line, "%s\n", s) < 0)
+		line = NULL;
+	json_object_put(req);
+	return line;
+}
+
+/* an older daemon that does not filter: say so rather than show every ring */
+static void no_filter(char **msg)
+{
+	char *why = cli_msgf("uringtune: --pid and --comm need a newer uringtuned (%s)",
+			     *msg + strlen("uringtune: "));
+
+	if (why) {
+		free(*msg);
+		*msg = why;
+	}
+}
+
 /* the daemon's error, from a raw reply that opens with one: -1 and *msg; else 0 */
 static int raw_error(const char *buf, size_t len, char **msg)
 {
@@ -84,6 +127,8 @@ static int ask_raw(const struct cli_opts *o, const char *request, char **buf, si
 		return 0;
 	free(*buf);
 	*buf = NULL;
+	if (older_daemon(*msg) && filtered(o))
+		no_filter(msg);
 	if (!older_daemon(*msg) || !strcmp(request, STATUS_REQUEST))
 		return -1;
 	free(*msg);
@@ -95,10 +140,18 @@ static int ask_raw(const struct cli_opts *o, const char *request, char **buf, si
 static int render_raw(const struct cli_opts *o, FILE *out, char **msg)
 {
 	const char *why;
+	char *buf, *req;
 	size_t len;
-	char *buf;
+	int err;
 
-	if (ask_raw(o, STATUS_REQUEST, &buf, &len, msg))
+	req = status_request(o, false);
+	if (!req) {
+		*msg = cli_msgf("uringtune: %s", strerror(ENOMEM));
+		return -1;
+	}
+	err = ask_raw(o, req, &buf, &len, msg);
+	free(req);
+	if (err)
 		return -1;
 	if (client_check_frame(buf, len, &why)) {
 		*msg = cli_msgf("uringtune: malformed reply from daemon: %s", why);
@@ -112,16 +165,23 @@ static int render_raw(const struct cli_opts *o, FILE *out, char **msg)
 
 
 /* the table, its rings read one at a time from the daemon's table view */
-static int render_table(const struct cli_opts *o, FILE *out, char **msg)
+static int render_table(const struct cli_opts *o, FILE *out, int cut, char **msg)
 {
-	struct st_table t = { 0 };
+	struct st_table t = { .cut = cut };
 	struct json_object *reply = NULL;
 	const char *why;
+	char *buf, *req;
 	size_t len;
-	char *buf;
 	int err, ret = -1;
 
-	if (ask_raw(o, TABLE_REQUEST, &buf, &len, msg))
+	req = status_request(o, true);
+	if (!req) {
+		*msg = cli_msgf("uringtune: %s", strerror(ENOMEM));
+		return -1;
+	}
+	err = ask_raw(o, req, &buf, &len, msg);
+	free(req);
+	if (err)
 		return -1;
 	err = reply_parse_rings(buf, len, &status_table_rings, &t, &reply, &why);
 	free(buf);
@@ -173,8 +233,8 @@ static int render_ring(const struct cli_opts *o, FILE *out, int json_flags, int 
 		goto out;
 	}
 	if (err) {
-		*msg = cli_msgf("uringtune: no ring at pid %" PRId64 " fd %" PRId64,
-				o->ring_pid, o->ring_fd);
+		*msg = cli_msgf("uringtune: no ring %" PRId64 ":%" PRId64 " (pid %" PRId64
+				" fd %" PRId64 ")", o->ring_pid, o->ring_fd, o->ring_pid, o->ring_fd);
 		goto out;
 	}
 	if (o->json) {
@@ -200,21 +260,24 @@ out:
 	return ret;
 }
 
-int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width,
+int status_render(const struct cli_opts *o, FILE *out, int json_flags, int width, int cut,
 		  char **msg)
 {
 	if (o->have_ring)
 		return render_ring(o, out, json_flags, width, msg);
 	if (o->json)
 		return render_raw(o, out, msg);
-	return render_table(o, out, msg);
+	return render_table(o, out, cut, msg);
 }
 
 int cmd_status(const struct cli_opts *o)
 {
+	int width = status_out_width();
 	char *msg = NULL;
 
-	if (status_render(o, stdout, JSON_PRETTY, status_out_width(), &msg)) {
+	/* cut to a terminal only: a pipe or a file gets whole lines */
+	if (status_render(o, stdout, JSON_PRETTY, width,
+			  !o->wide && isatty(STDOUT_FILENO) ? width : 0, &msg)) {
 		cli_put_msg(stderr, msg, "");
 		return EXIT_FAILURE;
 	}

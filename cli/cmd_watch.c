@@ -19,6 +19,7 @@
 #include "cmd_status.h"
 #include "cmd_watch.h"
 #include "options.h"
+#include "strbuf.h"
 
 #define WATCH_PERIOD_S		1
 
@@ -43,6 +44,14 @@ static void watch_title(const struct cli_opts *o, FILE *f)
 	fprintf(f, "uringtune status");
 	if (o->have_ring)
 		fprintf(f, " --ring %" PRId64 ":%" PRId64, o->ring_pid, o->ring_fd);
+	if (o->pid >= 0)
+		fprintf(f, " --pid %" PRId64, o->pid);
+	if (o->comm) {
+		char *esc = cli_escape(o->comm, strlen(o->comm), true);
+
+		fprintf(f, " --comm %s", esc ? esc : "?");
+		free(esc);
+	}
 	fprintf(f, " - %s\n", when);
 }
 
@@ -122,7 +131,8 @@ int cmd_watch(const struct cli_opts *o)
 		}
 		if (!o->json)
 			watch_title(o, f);
-		if (status_render(o, f, JSON_LINE, width, &msg)) {
+		/* on a terminal the whole frame is cut below, unless --wide */
+		if (status_render(o, f, JSON_LINE, width, 0, &msg)) {
 			if (!client_interrupted)
 				cli_put_msg(o->json ? stderr : f, msg, " (retrying)");
 			else
@@ -141,7 +151,7 @@ int cmd_watch(const struct cli_opts *o)
 		}
 		if (tty) {
 			fputs("\033[H\033[2J", stdout);
-			watch_put_clipped(frame, width);
+			watch_put_clipped(frame, o->wide ? INT32_MAX : width);
 		} else {
 			fwrite(frame, 1, len, stdout);
 			if (!o->json)

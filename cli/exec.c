@@ -159,6 +159,10 @@ static int exec_parse(int argc, char **argv, struct exec_opts *o)
 		} else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			exec_help();
 			return 0;
+		} else if (!strncmp(a, "--napi=", 7) || !strncmp(a, "--verbose=", 10) ||
+			   !strncmp(a, "--help=", 7)) {
+			return cli_usage_error("option '%.*s' takes no value, got '%s'",
+					   (int)(strchr(a, '=') - a), a, a);
 		} else {
 			return cli_usage_error("unknown option '%s'", a);
 		}

@@ -2,6 +2,7 @@
 /*
  * uringtune's command line (all but exec's, which exec.c parses): options
  * before and after the command word, checked before anything is asked.
+ * Every option that takes a value takes it as "--opt VALUE" or "--opt=VALUE".
  */
 #ifndef UT_CLI_OPTIONS_H
 #define UT_CLI_OPTIONS_H
@@ -9,19 +10,26 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* the kernel's TASK_COMM_LEN, its NUL excluded: longer names never match */
+#define CLI_COMM_MAX		15
 
 struct cli_opts {
 	const char *socket_path;
 	const char *cmd;
 	bool json;
-	/* status */
-	bool watch;
-	bool have_ring;			/* --ring PID:FD */
+	/*
+	 * The ring named: status --ring PID:FD; set PID:FD (or PID FD);
+	 * reset PID:FD (or PID FD, or nothing: every ring)
+	 */
+	bool have_ring;
 	int64_t ring_pid;
 	int64_t ring_fd;
-	/* set / reset */
-	const char *pos[2];		/* PID FD */
-	int n_pos;
+	/* status */
+	bool watch;
+	bool wide;			/* lines never cut to the terminal */
+	int64_t pid;			/* --pid: that process's rings; -1 all */
+	const char *comm;		/* --comm: rings of processes of that name */
+	/* set */
 	long busy_poll_us;		/* -1: not given */
 	bool prefer;
 	bool static_ids;

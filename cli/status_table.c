@@ -340,11 +340,38 @@ static void st_print_reload(struct json_object *daemon, FILE *out)
 	free(error);
 }
 
-static void st_print_line(char *const cell[NR_COLS], const int width[NR_COLS], FILE *out)
+/* @len bytes of @s as one line, cut at @cut columns (0: never); cells are ASCII */
+static void st_put_cut(const char *s, size_t len, int cut, FILE *out)
 {
-	for (int c = 0; c < NR_COLS - 1; c++)
-		fprintf(out, "%-*s", width[c] + COL_GAP, cell[c]);
-	fprintf(out, "%s\n", cell[NR_COLS - 1]);
+	if (cut > 0 && len > (size_t)cut)
+		len = (size_t)cut;
+	fwrite(s, 1, len, out);
+	fputc('\n', out);
+}
+
+static void st_print_line(char *const cell[NR_COLS], const int width[NR_COLS], int cut,
+			  FILE *out)
+{
+	struct strbuf sb = { 0 };
+	size_t n;
+
+	for (int c = 0; c < NR_COLS - 1; c++) {
+		n = strlen(cell[c]);
+		sb_add(&sb, cell[c], n);
+		for (; n < (size_t)width[c] + COL_GAP; n++)
+			sb_add(&sb, " ", 1);
+	}
+	sb_adds(&sb, cell[NR_COLS - 1]);
+	if (sb.oom) {
+		/* no room to build it: the line as it is, uncut */
+		free(sb.p);
+		for (int c = 0; c < NR_COLS - 1; c++)
+			fprintf(out, "%-*s", width[c] + COL_GAP, cell[c]);
+		fprintf(out, "%s\n", cell[NR_COLS - 1]);
+		return;
+	}
+	st_put_cut(sb.p, sb.len, cut, out);
+	free(sb.p);
 }
 
 int status_table_add(struct st_table *t, struct json_object *ring)
@@ -399,10 +426,12 @@ const struct reply_rings status_table_rings = { .ring = rings_add, .forget = rin
 
 void status_table_fini(struct st_table *t)
 {
+	int cut = t->cut;
+
 	for (size_t i = 0; i < t->nr; i++)
 		st_row_free(&t->rows[i]);
 	free(t->rows);
-	*t = (struct st_table){ 0 };
+	*t = (struct st_table){ .cut = cut };
 }
 
 /* the reply's shape, as status_table_print() checks it; 0 or -EINVAL */
@@ -461,19 +490,19 @@ int status_table_finish(struct st_table *t, struct json_object *reply, FILE *out
 	if (!nr) {
 		fprintf(out, "no io_uring rings\n");
 	} else {
-		st_print_line((char *const *)st_col_names, width, out);
+		st_print_line((char *const *)st_col_names, width, t->cut, out);
 		for (size_t i = 0; i < nr; i++) {
-			st_print_line(rows[i].cell, width, out);
+			st_print_line(rows[i].cell, width, t->cut, out);
 			if (rows[i].iopoll)
-				fprintf(out, "%s\n", rows[i].iopoll);
+				st_put_cut(rows[i].iopoll, strlen(rows[i].iopoll), t->cut, out);
 		}
 	}
 	return ferror(out) ? -EIO : 0;
 }
 
-int status_table_print(struct json_object *reply, FILE *out, const char **why)
+int status_table_print(struct json_object *reply, FILE *out, int cut, const char **why)
 {
-	struct st_table t = { 0 };
+	struct st_table t = { .cut = cut };
 	struct json_object *rings;
 	size_t n;
 	int err;

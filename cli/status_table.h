@@ -28,16 +28,18 @@ char *status_cell_managed(struct json_object *ring);
 
 /*
  * Print the summary line and the ring table for @reply (the daemon's
- * "status" reply) to @out. Fields the daemon omits print as "-" (or "?" in
+ * "status" reply) to @out. The table's lines (not the summary above it) are
+ * cut at @cut columns; 0: never. Fields the daemon omits print as "-" (or "?" in
  * the summary); unknown fields are ignored. Returns 0, -ENOMEM, -EIO when
  * writing @out failed, or -EINVAL when @reply has the wrong shape: then
  * nothing was printed and *why says what is wrong.
  */
-int status_table_print(struct json_object *reply, FILE *out, const char **why);
+int status_table_print(struct json_object *reply, FILE *out, int cut, const char **why);
 
 /*
  * The same, a ring at a time (reply_parse.h): rows gathered as the rings
- * come, printed at the end (widths need every row). { 0 } is empty.
+ * come, printed at the end (widths need every row). { 0 } is empty (its
+ * lines never cut); status_table_forget() and _fini() keep .cut.
  */
 struct st_row;
 struct st_table {
@@ -45,6 +47,7 @@ struct st_table {
 	size_t nr, cap;
 	int err;		/* the first ring's error: -EINVAL (why), -ENOMEM */
 	const char *why;
+	int cut;		/* the table's lines cut at this many columns; 0: never */
 };
 
 /* a ring of the reply; 0, or -ENOMEM (stop) */

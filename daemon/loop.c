@@ -232,7 +232,8 @@ static int add_sources(struct loop *l)
 		sd_event_source_set_floating(events, 1);
 		sd_event_source_unref(events);
 	}
-	if ((ret = control_server_start(&l->control, l->event, l->control_fd, d)) < 0 ||
+	if ((ret = control_server_start(&l->control, l->event, l->control_fd,
+					 l->control_group, d)) < 0 ||
 	    (ret = export_loop_start(&l->export, d, l->event)) < 0)
 		return ret;
 	return agent_conn_start(&d->agent, l->event, drain_events, d);

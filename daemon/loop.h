@@ -3,6 +3,8 @@
 #ifndef UT_LOOP_H
 #define UT_LOOP_H
 
+#include <sys/types.h>
+
 #include <systemd/sd-event.h>
 
 #include "daemon.h"
@@ -15,6 +17,7 @@ struct loop {
 	sd_event *event;
 	sd_event_source *tick;
 	int control_fd;
+	gid_t control_group;		/* may read status (control_share()) */
 	struct control_server *control;	/* its clients */
 	struct export_loop export;	/* the metrics file, written in steps */
 	char status[128];	/* last STATUS= sent to the service manager */

@@ -177,6 +177,7 @@ static int serve(struct ut_daemon *d)
 		log_err("%s", err);
 		return 1;
 	}
+	l.control_group = control_share(d->cfg.socket_path, d->cfg.status_group);
 	ret = loop_run(&l);
 	if (ret < 0)
 		log_err("event loop: %s", strerror(-ret));

@@ -16,18 +16,20 @@
 static void keep_start_only(const struct ut_config *cur, struct ut_config *next)
 {
 	if (strcmp(next->socket_path, cur->socket_path) || next->max_rings != cur->max_rings ||
+	    strcmp(next->status_group, cur->status_group) ||
 	    strcmp(next->state_dir, cur->state_dir) ||
 	    next->agent.enabled != cur->agent.enabled ||
 	    strcmp(next->agent.socket_path, cur->agent.socket_path) ||
 	    strcmp(next->agent.page_path, cur->agent.page_path))
-		log_warn("reload: socket, state_dir, max_rings and [agent] enabled, socket and page "
-			 "take effect at the next start");
+		log_warn("reload: socket, status_group, state_dir, max_rings and [agent] enabled, "
+			 "socket and page take effect at the next start");
 	if (next->mode != cur->mode) {
 		log_warn("reload: mode change to %s takes effect at the next start",
 			 config_mode_name(next->mode));
 		next->mode = cur->mode;
 	}
 	memcpy(next->socket_path, cur->socket_path, sizeof(next->socket_path));
+	memcpy(next->status_group, cur->status_group, sizeof(next->status_group));
 	memcpy(next->state_dir, cur->state_dir, sizeof(next->state_dir));
 	next->max_rings = cur->max_rings;
 	next->agent.enabled = cur->agent.enabled;

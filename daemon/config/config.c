@@ -25,6 +25,7 @@ void config_defaults(struct ut_config *cfg)
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->mode = UT_MODE_OBSERVE;
 	snprintf(cfg->socket_path, sizeof(cfg->socket_path), "%s", UT_CONTROL_SOCKET);
+	snprintf(cfg->status_group, sizeof(cfg->status_group), "%s", UT_STATUS_GROUP);
 	snprintf(cfg->state_dir, sizeof(cfg->state_dir), "%s", DEFAULT_STATE_DIR);
 	cfg->tick_ms = 1000;
 	cfg->sweep_cpu_pct = 0.1;

@@ -76,6 +76,8 @@ struct ut_agent_cfg {
 struct ut_config {
 	enum ut_mode mode;
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	/* members may read status over the socket; "": root only (control_access.h) */
+	char status_group[32];
 	char state_dir[PATH_MAX];
 	unsigned int tick_ms;		/* statistics, decisions, holder checks */
 	double sweep_cpu_pct;		/* the full host sweep's budget, % of one core */

@@ -27,6 +27,8 @@ const struct config_key config_keys[] = {
 	  .doc = "observe only watches rings; tune also changes their NAPI settings" },
 	{ "daemon", "socket", config_parse_path, FIELD(socket_path),
 	  .doc = "unix socket the uringtune CLI talks to" },
+	{ "daemon", "status_group", config_parse_group, FIELD(status_group),
+	  .doc = "group whose members may read status (the socket is theirs too); empty: root only" },
 	{ "daemon", "state_dir", config_parse_path, FIELD(state_dir),
 	  .doc = "directory for state kept across restarts" },
 	{ "daemon", "tick_ms", config_parse_uint, FIELD(tick_ms), .min = 50, .max = 60000,

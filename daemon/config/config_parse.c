@@ -177,3 +177,30 @@ int config_parse_path(const struct config_key *key, const char *value,
 	memcpy(field, value, len + 1);
 	return 0;
 }
+
+/*
+ * A group name as useradd(8) and systemd-sysusers accept them (a letter or
+ * '_', then letters, digits, '_', '.' or '-', 31 bytes at most), or nothing:
+ * no group. Not resolved here: the group may be created after the file is
+ * written (the daemon looks it up when it starts).
+ */
+#define GROUP_NAME	"a group name (a letter or '_', then letters, digits, '_', '.' or " \
+			"'-'; at most 31 bytes), or nothing"
+
+int config_parse_group(const struct config_key *key, const char *value,
+		       void *field, char *why, size_t whylen)
+{
+	size_t len = strlen(value);
+	if (len >= key->size || len > 31)
+		return config_bad_value(why, whylen, value, GROUP_NAME);
+	for (size_t i = 0; i < len; i++) {
+		char c = value[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+			  (i && ((c >= '0' && c <= '9') || c == '.' || c == '-'));
+
+		if (!ok)
+			return config_bad_value(why, whylen, value, GROUP_NAME);
+	}
+	memcpy(field, value, len + 1);
+	return 0;
+}

@@ -50,6 +50,9 @@ int config_parse_enum(const struct config_key *key, const char *value,
 /* a syslog level by name (log.c's) */
 int config_parse_log_level(const struct config_key *key, const char *value,
 			   void *field, char *why, size_t whylen);
+/* a group name (not resolved), or "" for none */
+int config_parse_group(const struct config_key *key, const char *value,
+		       void *field, char *why, size_t whylen);
 /* an absolute path without whitespace that fits the field */
 int config_parse_path(const struct config_key *key, const char *value,
 		      void *field, char *why, size_t whylen);

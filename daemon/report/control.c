@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /* The control socket: its listening socket, and the answer to one request. */
 #include <errno.h>
+#include <grp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <json-c/json.h>
@@ -14,14 +16,50 @@
 #include "control_request.h"
 #include "inventory.h"
 #include "io_util.h"
+#include "log.h"
 
 int control_listen(const char *path, char *err, size_t errlen)
 {
 	/*
-	 * 0600: only root talks to the daemon. The backlog holds clients
-	 * between two turns of the loop, which accepts them all at once.
+	 * 0600: root's until control_share() gives it to the status group.
+	 * The backlog holds clients between two turns of the loop, which
+	 * accepts them all at once.
 	 */
 	return unix_listen("control socket", path, SOCK_STREAM, 0600, 128, err, errlen);
+}
+
+gid_t control_share(const char *path, const char *group)
+{
+	struct group *gr;
+
+	if (!group[0]) {
+		log_info("control socket %s: root's only ([daemon] status_group is empty)", path);
+		return CONTROL_NO_GROUP;
+	}
+	errno = 0;
+	gr = getgrnam(group);
+	if (!gr) {
+		log_info("control socket %s: root's only: group %s %s (create it to let its "
+			 "members read status: systemd-sysusers, or groupadd --system %s)", path,
+			 group, errno ? strerror(errno) : "does not exist", group);
+		return CONTROL_NO_GROUP;
+	}
+	/*
+	 * Without CAP_CHOWN (the unit's capability set) root may give its
+	 * file only to a group it is a member of: the unit's
+	 * SupplementaryGroups=uringtune. Group first, then the mode: the
+	 * socket is never open to a group it does not belong to.
+	 */
+	if (chown(path, (uid_t)-1, gr->gr_gid) || chmod(path, 0660)) {
+		log_warn("control socket %s: cannot give it to group %s: %s (the daemon must be a "
+			 "member of it, as the unit's SupplementaryGroups= makes it, or hold "
+			 "CAP_CHOWN): root's only", path, group, strerror(errno));
+		chmod(path, 0600);
+		return CONTROL_NO_GROUP;
+	}
+	log_info("control socket %s: root's, and group %s's (gid %u) to read status", path,
+		 group, (unsigned int)gr->gr_gid);
+	return gr->gr_gid;
 }
 
 void control_close(int fd, const char *path)
@@ -88,7 +126,9 @@ static void status_select_of(const struct control_request *r, struct status_sele
 {
 	*sel = (struct status_select){
 		.table = r->table, .one = r->ring, .pid = r->pid, .fd = r->fd,
+		.by_comm = r->by_comm,
 	};
+	memcpy(sel->comm, r->comm, sizeof(sel->comm));
 }
 
 /* a status: the stream that makes it, from the newest statistics */
@@ -109,16 +149,20 @@ static int status_answer(struct ut_daemon *d, const struct control_request *r,
 }
 
 int control_answer(struct ut_daemon *d, const char *request, size_t len,
-		   struct control_reply *reply)
+		   const struct control_who *who, struct control_reply *reply)
 {
 	struct control_request r;
 	char err[384];
 
 	*reply = (struct control_reply){ 0 };
 	/* the whole request is checked before anything is done */
-	if (control_request_parse(request, len, &r, err, sizeof(err)))
+	if (control_request_parse(request, len, &r, err, sizeof(err))) {
 		reply->text = control_error_reply("%s", err);
-	else if (r.cmd != CONTROL_STATUS)
+	} else if (!control_access_allows(who->access, r.cmd)) {
+		control_access_why(who->access, who->uid, r.cmd == CONTROL_SET ? "set" : "reset",
+				   who->group, err, sizeof(err));
+		reply->text = control_error_reply("%s", err);
+	} else if (r.cmd != CONTROL_STATUS)
 		reply->text = handle_change(d, &r);
 	else
 		return status_answer(d, &r, reply);
@@ -127,10 +171,11 @@ int control_answer(struct ut_daemon *d, const char *request, size_t len,
 
 char *control_handle(struct ut_daemon *d, const char *request, size_t len)
 {
+	const struct control_who root = { .access = CONTROL_ACCESS_ALL, .uid = 0, .group = "" };
 	struct control_reply r;
 	char *out;
 
-	if (control_answer(d, request, len, &r))
+	if (control_answer(d, request, len, &root, &r))
 		return NULL;
 	if (r.text)
 		return r.text;

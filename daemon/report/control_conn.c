@@ -247,6 +247,9 @@ static int conn_recv(struct control_conn *c)
 static void conn_read(struct control_conn *c, uint64_t t0)
 {
 	struct ut_daemon *d = c->srv->d;
+	const struct control_who who = {
+		.access = c->access, .uid = c->peer.uid, .group = c->srv->group_name,
+	};
 	struct control_reply reply;
 	size_t len;
 	int ret;
@@ -276,7 +279,7 @@ static void conn_read(struct control_conn *c, uint64_t t0)
 	}
 	/* answer from the newest state: ring events first */
 	daemon_events(d);
-	if (control_answer(d, c->req, len, &reply))
+	if (control_answer(d, c->req, len, &who, &reply))
 		reply = (struct control_reply){ 0 };
 	conn_answer(c, reply.text, reply.status, t0);
 }
@@ -324,7 +327,8 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 	return 0;
 }
 
-int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer)
+int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer,
+		      enum control_access access)
 {
 	struct control_conn *c;
 	int ret;
@@ -337,6 +341,7 @@ int control_conn_open(struct control_server *srv, int fd, const struct ucred *pe
 	c->srv = srv;
 	c->fd = fd;
 	c->peer = *peer;
+	c->access = access;
 	c->next = srv->conns;
 	c->pprev = &srv->conns;
 	if (c->next)

@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <systemd/sd-event.h>
 
+#include "control_access.h"
 #include "control_limits.h"
 #include "control_request.h"
 #include "daemon.h"
@@ -27,6 +28,9 @@ struct control_server {
 	struct control_note refused;	/* over a cap */
 	struct control_note dropped;	/* past the deadline */
 	struct control_note accept_err;
+	/* the status group: its members may read status (control_access.h) */
+	gid_t group;
+	char group_name[32];
 };
 
 struct control_conn {
@@ -34,6 +38,7 @@ struct control_conn {
 	struct control_conn *next, **pprev;
 	int fd;
 	struct ucred peer;
+	enum control_access access;	/* what the peer may ask */
 	sd_event_source *io;
 	sd_event_source *deadline;
 	size_t have;			/* request bytes read */
@@ -50,8 +55,12 @@ struct control_conn {
 	size_t bytes;			/* sent in all */
 };
 
-/* serve the accepted client @fd (non-blocking) of @peer; 0, or -errno and @fd closed */
-int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer);
+/*
+ * serve the accepted client @fd (non-blocking) of @peer, who may ask what
+ * @access allows; 0, or -errno and @fd closed
+ */
+int control_conn_open(struct control_server *srv, int fd, const struct ucred *peer,
+		      enum control_access access);
 
 /* close a client's socket so that it reads what was sent, then EOF (no ECONNRESET) */
 void control_close_fd(int fd);

@@ -18,7 +18,7 @@ static const struct {
 	enum control_cmd cmd;
 	const char *keys;
 } commands[] = {
-	{ "status", CONTROL_STATUS, "view, pid, fd" },
+	{ "status", CONTROL_STATUS, "view, pid, fd, comm" },
 	{ "set", CONTROL_SET, "pid, fd, busy_poll_us, prefer, static, force" },
 	{ "reset", CONTROL_RESET, "pid, fd" },
 };
@@ -98,6 +98,43 @@ static int bool_member(struct json_object *req, const char *key, bool *b)
 	return 0;
 }
 
+/*
+ * status: "pid" and "fd", one ring; "pid" alone, that process's rings;
+ * "comm", the rings of processes of that name (with "pid": both match)
+ */
+static int status_members(struct json_object *o, struct control_request *r, char *err,
+			  size_t errlen)
+{
+	long long pid = int_member(o, "pid", 1, INT32_MAX);
+	long long fd = int_member(o, "fd", 0, INT32_MAX);
+	struct json_object *v;
+	const char *comm;
+
+	if (pid == -2 || fd == -2)
+		return refuse(err, errlen, "status: expected \"pid\" and \"fd\" as non-negative "
+			      "integers");
+	if (fd >= 0 && pid < 0)
+		return refuse(err, errlen, "status: \"fd\" goes with \"pid\" (together they name "
+			      "one ring)");
+	r->ring = fd >= 0;
+	r->pid = pid >= 0 ? (pid_t)pid : -1;
+	r->fd = r->ring ? (int)fd : -1;
+	if (!json_object_object_get_ex(o, "comm", &v))
+		return 0;
+	comm = json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	/* the kernel's comm is at most 15 bytes: a longer name would match nothing */
+	if (!comm || !*comm || (size_t)json_object_get_string_len(v) >= sizeof(r->comm) ||
+	    strlen(comm) != (size_t)json_object_get_string_len(v))
+		return refuse(err, errlen, "status: expected \"comm\" as a process name of 1 to %zu "
+			      "bytes", sizeof(r->comm) - 1);
+	if (r->ring)
+		return refuse(err, errlen, "status: \"comm\" goes without \"fd\" (\"pid\" and "
+			      "\"fd\" name one ring)");
+	memcpy(r->comm, comm, strlen(comm) + 1);
+	r->by_comm = true;
+	return 0;
+}
+
 /* the ring and setting members of set and reset; their keys are known already */
 static int ring_members(struct json_object *o, const char *cmd, struct control_request *r,
 			char *err, size_t errlen)
@@ -168,8 +205,8 @@ static int members(struct json_object *o, struct control_request *r, char *err, 
 				      commands[i].keys[0] ? "known: " : "it takes no other key",
 				      commands[i].keys);
 	}
-	if (r->cmd == CONTROL_STATUS && view_member(o, r, err, errlen))
-		return -EINVAL;
+	if (r->cmd == CONTROL_STATUS)
+		return view_member(o, r, err, errlen) ? -EINVAL : status_members(o, r, err, errlen);
 	return ring_members(o, cmd, r, err, errlen);
 }
 

@@ -4,7 +4,7 @@
  * request line ends, and what it asks. Everything is checked before anything
  * is done: a request is read one way or refused.
  *
- *	{"cmd":"status"[,"view":"full"|"table"][,"pid":P,"fd":F]}
+ *	{"cmd":"status"[,"view":"full"|"table"][,"pid":P[,"fd":F]][,"comm":C]}
  *	{"cmd":"set","pid":P,"fd":F,"busy_poll_us":N[,"prefer":B][,"static":B][,"force":B]}
  *	{"cmd":"reset"[,"pid":P,"fd":F]}
  */
@@ -27,8 +27,11 @@ enum control_cmd {
 struct control_request {
 	enum control_cmd cmd;
 	bool ring;		/* pid and fd given (set: always; status: that ring only) */
-	pid_t pid;
+	pid_t pid;		/* status without fd: that process's rings; -1 none */
 	int fd;
+	/* status: the rings of processes of this name only ("comm") */
+	bool by_comm;
+	char comm[16];		/* the kernel's TASK_COMM_LEN */
 	/* status: "view":"table", the members the table shows only (status_json.h) */
 	bool table;
 	/* set */

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The control socket's listening side: accept every waiting client at once,
- * admit it under the caps (SO_PEERCRED's uid) or tell it why not, and hand
+ * admit it under the caps (SO_PEERCRED's uid) if it may use the socket at
+ * all (root, or a member of the status group) or tell it why not, and hand
  * it to control_conn.c. Out of fds, accepting pauses briefly instead of
  * spinning on a listening socket that stays readable.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -33,7 +35,10 @@ static unsigned int clients_of(const struct control_server *srv, uid_t uid)
 	return n;
 }
 
-/* one line to the client (its buffer is empty: it fits), then close */
+/*
+ * one line to the client (its buffer is empty: it fits), then close: @a
+ * says why, or, when it admits, the peer may not use the socket
+ */
 static void refuse(struct control_server *srv, int fd, const struct ucred *peer,
 		   enum control_admit a)
 {
@@ -41,7 +46,11 @@ static void refuse(struct control_server *srv, int fd, const struct ucred *peer,
 	unsigned int more;
 	char *reply;
 
-	control_admit_why(a, &srv->lim, peer->uid, why, sizeof(why));
+	if (a == CONTROL_ADMIT)
+		control_access_why(CONTROL_ACCESS_NONE, peer->uid, "", srv->group_name, why,
+				   sizeof(why));
+	else
+		control_admit_why(a, &srv->lim, peer->uid, why, sizeof(why));
 	reply = control_error_reply("%s", why);
 	if (reply && send(fd, reply, strlen(reply), MSG_NOSIGNAL | MSG_DONTWAIT) > 0)
 		send(fd, "\n", 1, MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -91,10 +100,42 @@ static void pause_accepting(struct control_server *srv, int err)
 		sd_event_source_set_enabled(srv->listen, SD_EVENT_OFF);
 }
 
+/*
+ * What the peer of @fd (@peer: SO_PEERCRED) may ask: its supplementary
+ * groups are SO_PEERGROUPS's (Linux 4.13+), as they were when it
+ * connected. Without them (an older kernel, out of memory) only the
+ * primary group counts.
+ */
+static enum control_access access_of(const struct control_server *srv, int fd,
+				     const struct ucred *peer)
+{
+	gid_t few[64], *groups = few;
+	socklen_t len = sizeof(few);
+	enum control_access a;
+
+	a = control_access_of(peer->uid, peer->gid, NULL, 0, srv->group);
+	if (a != CONTROL_ACCESS_NONE || srv->group == CONTROL_NO_GROUP)
+		return a;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+		/* ERANGE: len says how much room they need */
+		if (errno != ERANGE || !(groups = malloc(len)) ||
+		    getsockopt(fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0) {
+			log_debug("control socket: SO_PEERGROUPS of pid %d: %s", peer->pid,
+				  strerror(errno));
+			len = 0;
+		}
+	}
+	a = control_access_of(peer->uid, peer->gid, groups, len / sizeof(gid_t), srv->group);
+	if (groups != few)
+		free(groups);
+	return a;
+}
+
 static void admit(struct control_server *srv, int fd)
 {
 	struct ucred peer;
 	socklen_t len = sizeof(peer);
+	enum control_access access;
 	enum control_admit a;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &peer, &len) < 0) {
@@ -103,11 +144,12 @@ static void admit(struct control_server *srv, int fd)
 		return;
 	}
 	a = control_admit(&srv->lim, srv->n, clients_of(srv, peer.uid));
-	if (a != CONTROL_ADMIT) {
+	access = access_of(srv, fd, &peer);
+	if (a != CONTROL_ADMIT || access == CONTROL_ACCESS_NONE) {
 		refuse(srv, fd, &peer, a);
 		return;
 	}
-	if (control_conn_open(srv, fd, &peer) < 0)
+	if (control_conn_open(srv, fd, &peer, access) < 0)
 		log_warn("control socket: cannot serve client pid %d: out of memory", peer.pid);
 }
 
@@ -136,7 +178,7 @@ static int on_listen(sd_event_source *s, int fd, uint32_t revents, void *arg)
 }
 
 int control_server_start(struct control_server **out, sd_event *event, int listen_fd,
-			 struct ut_daemon *d)
+			 gid_t group, struct ut_daemon *d)
 {
 	struct control_server *srv;
 	int ret;
@@ -146,6 +188,9 @@ int control_server_start(struct control_server **out, sd_event *event, int liste
 		return -ENOMEM;
 	srv->event = event;
 	srv->d = d;
+	srv->group = group;
+	snprintf(srv->group_name, sizeof(srv->group_name), "%s",
+		 group == CONTROL_NO_GROUP ? "" : d->cfg.status_group);
 	srv->lim = (struct control_limits){
 		.max_clients = CONTROL_MAX_CLIENTS,
 		.max_per_uid = CONTROL_MAX_PER_UID,

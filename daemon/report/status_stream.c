@@ -7,6 +7,14 @@
 #include "status_json.h"
 #include "status_stream.h"
 
+/* a ring the request's filters keep ("pid" without "fd", "comm") */
+static bool selected(const struct status_select *sel, const struct ut_ring *ring)
+{
+	if (sel->pid > 0 && ring->obs.holder.pid != sel->pid)
+		return false;
+	return !sel->by_comm || !strncmp(ring->obs.holder.comm, sel->comm, sizeof(sel->comm));
+}
+
 /* the rings to write, in the order status shows them */
 static int snapshot(struct status_stream *s, const struct ut_daemon *d)
 {
@@ -31,8 +39,8 @@ static int snapshot(struct status_stream *s, const struct ut_daemon *d)
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++)
-		s->ctx[i] = sorted[i]->ctx;
-	s->n = n;
+		if (selected(&s->sel, sorted[i]))
+			s->ctx[s->n++] = sorted[i]->ctx;
 	free(sorted);
 	return 0;
 }

@@ -24,8 +24,10 @@
 struct status_select {
 	bool table;		/* each ring with the members the table shows only */
 	bool one;		/* only the ring process @pid holds as @fd (if any) */
-	pid_t pid;
+	pid_t pid;		/* without @one: only process @pid's rings; 0 or -1: all */
 	int fd;
+	bool by_comm;		/* only the rings of processes named @comm */
+	char comm[16];
 };
 
 struct status_stream {

@@ -54,7 +54,7 @@ static int check_table(struct json_object *reply, char **out, const char **why)
 {
 	size_t len = 0;
 	FILE *f = render_open(out, &len);
-	int ret = status_table_print(reply, f, why);
+	int ret = status_table_print(reply, f, 0, why);
 
 	FUZZ_CHECK(fclose(f) == 0);
 	FUZZ_CHECK(ret == 0 || ret == -EINVAL);

@@ -41,9 +41,9 @@ jq -e --argjson pid "$pid" --argjson fd "$fd" \
 	fail "--ring --json is not the ring's object: $(cat "$T/one.json")"
 
 # --- errors: one line each
-expect_error 1 "^uringtune: no ring at pid $pid fd 999\$" "${U[@]}" status --ring "$pid:999"
-expect_error 2 "^uringtune: --ring: expected PID:FD, got 'x'" "${U[@]}" status --ring x
-expect_error 2 "^uringtune: --ring: expected PID:FD, got '1:-2'" "${U[@]}" status --ring=1:-2
+expect_error 1 "^uringtune: no ring $pid:999 \\(pid $pid fd 999\\)\$" "${U[@]}" status --ring "$pid:999"
+expect_error 2 "^uringtune: --ring: expected PID:FD \(.*\), got 'x'" "${U[@]}" status --ring x
+expect_error 2 "^uringtune: --ring: expected PID:FD \(.*\), got '1:-2'" "${U[@]}" status --ring=1:-2
 expect_error 2 "go with status only" "${U[@]}" reset --watch
 
 # --- real traffic: a ping-pong busy-polling 50 us on both rings

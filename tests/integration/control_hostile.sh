@@ -71,7 +71,9 @@ peer() {
 	PEER_PID=$!
 }
 
-start_daemon mode=tune exclude_comm=ut-bulk
+# status_group = nogroup: nobody (its primary group) may connect and read, as
+# a member of the status group would; its clients then meet the per-user cap
+start_daemon mode=tune exclude_comm=ut-bulk status_group=nogroup
 bg "$B/ringhold" >"$T/h.out"
 wait_line "$T/h.out" '^ready'
 read -r pid fd < <(ring_of "$T/h.out")
@@ -139,7 +141,8 @@ refused=$(($(grep -c 'control socket: refused' "$T/daemon.log") - refused_before
 [ "$refused" = 1 ] || fail "$refused log lines for 7 refusals within a minute, expected 1"
 echo "stall: status after the per-user cap was reached: $(status_ms) ms"
 
-# 6. another user's clients fill its own cap only (the socket opened up for the test)
+# 6. another user's clients (a member of the status group) fill its own cap
+# only (the socket opened up for the test)
 chmod 0755 "$T"
 chmod 0666 "$SOCK"
 setpriv --reuid=nobody --regid=nogroup --clear-groups "$PY" - "$SOCK" silent --count 70 \

@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # The systemd unit, checked offline (PID 1 need not be systemd): `make
-# install` into a staging root (man pages included, checked with groff), `systemd-analyze verify` of the installed
+# install` into a staging root (man pages included, checked with groff; bash
+# completion; the sysusers file, run by systemd-sysusers into that root, makes
+# the group the unit's SupplementaryGroups= and status_group name), `systemd-analyze verify` of the installed
 # unit against the installed binary, `systemd-analyze security` under an
 # exposure of 3.0, and the daemon run with exactly the unit's capabilities:
 # it starts, answers, and tunes a ring owned by another user; then each
@@ -20,9 +22,26 @@ UNIT=$(find "$ROOT" -name uringtune.service -path '*/systemd/system/*')
 for f in usr/sbin/uringtuned usr/bin/uringtune usr/lib/uringtune/liburingtune-agent.so \
 	 etc/uringtune/uringtune.ini \
 	 usr/share/man/man8/uringtuned.8.gz usr/share/man/man8/uringtune.8.gz \
-	 usr/share/man/man5/uringtune.ini.5.gz; do
+	 usr/share/man/man5/uringtune.ini.5.gz \
+	 usr/share/bash-completion/completions/uringtune usr/lib/sysusers.d/uringtune.conf; do
 	[ -f "$ROOT/$f" ] || fail "make install did not install /$f"
 done
+# the read-only group: the sysusers file creates the group the unit joins
+# (SupplementaryGroups=: the daemon, without CAP_CHOWN, can give its socket
+# only to a group it belongs to) and the configuration names by default
+sysgroup=$(awk '$1 == "g" { print $2 }' "$ROOT/usr/lib/sysusers.d/uringtune.conf")
+[ "$sysgroup" = uringtune ] || fail "sysusers.d/uringtune.conf creates group '$sysgroup'"
+[ "$(sed -n 's/^SupplementaryGroups=//p' "$UNIT")" = "$sysgroup" ] ||
+	fail "the unit's SupplementaryGroups= is not $sysgroup"
+[ "$(sed -n 's/^status_group = //p' "$ROOT/etc/uringtune/uringtune.ini")" = "$sysgroup" ] ||
+	fail "the shipped status_group is not $sysgroup"
+# systemd-sysusers reads it as it would at package installation (into the
+# staging root, not the host's group file)
+mkdir -p "$ROOT/etc"
+touch "$ROOT/etc/group" "$ROOT/etc/passwd" "$ROOT/etc/shadow" "$ROOT/etc/gshadow"
+systemd-sysusers --root="$ROOT" >"$T/sysusers.out" 2>&1 || { cat "$T/sysusers.out"; fail "systemd-sysusers"; }
+grep -q '^uringtune:x:[0-9]*:$' "$ROOT/etc/group" || { cat "$ROOT/etc/group"; fail "systemd-sysusers made no group uringtune"; }
+echo "sysusers: $(grep '^uringtune:' "$ROOT/etc/group") (the unit's SupplementaryGroups=, the default status_group)"
 echo "installed: $(cd "$ROOT" && find . -type f | sed 's|^\.||' | sort | tr '\n' ' ')"
 # an existing configuration is kept; the shipped one goes next to it
 echo "# edited by the operator" >>"$ROOT/etc/uringtune/uringtune.ini"

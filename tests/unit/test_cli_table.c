@@ -38,12 +38,14 @@
 static char *out;
 static int ret;
 static const char *why;
+/* the table's lines cut at this many columns (0: never), as on a terminal */
+static int cut_at;
 
 
 /* the same fixture as `uringtune status` reads it, a ring at a time: the same table */
 static void render_streamed(const char *json)
 {
-	struct st_table t = { 0 };
+	struct st_table t = { .cut = cut_at };
 	struct json_object *top;
 	const char *err, *why2 = NULL;
 	char *out2 = NULL;
@@ -82,7 +84,7 @@ static void render(const char *json)
 		fprintf(stderr, "test_cli_table: bad fixture or memstream: %s\n", json);
 		exit(2);
 	}
-	ret = status_table_print(reply, f, &why);
+	ret = status_table_print(reply, f, cut_at, &why);
 	fclose(f);
 	json_object_put(reply);
 	render_streamed(json);
@@ -281,6 +283,30 @@ UT_TEST(reload_refused)
 	UT_ASSERT_STR_EQ(line(1), "no io_uring rings");
 }
 
+/* on a terminal: the table's lines cut at its width, the summary lines above it whole */
+UT_TEST(cut_to_width)
+{
+	const char *json = "{\"version\":1," DAEMON_OK ",\"rings\":[" RING_FULL "]}";
+	char *whole;
+
+	render(json);
+	whole = strdup(out);
+	cut_at = 30;
+	render(json);
+	cut_at = 0;
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_EQ_INT(nr_lines(), 3);
+	UT_ASSERT_STR_EQ(line(0), "uringtuned 123, mode observe, kernel 6.18.44, 3 rings");
+	UT_ASSERT_STR_EQ(line(1), "PID   COMM      FD  FLAGS     ");
+	UT_ASSERT_STR_EQ(line(2), "4242  pingpong  5   SINGLE_ISS");
+	/* wider than every line: nothing cut */
+	cut_at = 1000;
+	render(json);
+	cut_at = 0;
+	UT_ASSERT_STR_EQ(out, whole);
+	free(whole);
+}
+
 UT_TEST(bad_shape)
 {
 	render("{" DAEMON_OK "}");
@@ -317,6 +343,7 @@ int main(void)
 	ut_run("no_rings", no_rings);
 	ut_run("bad_shape", bad_shape);
 	ut_run("reload_refused", reload_refused);
+	ut_run("cut_to_width", cut_to_width);
 	free(out);
 	return ut_finish();
 }

@@ -85,6 +85,7 @@ UT_TEST(defaults)
 	UT_ASSERT_EQ_INT(def.mode, UT_MODE_OBSERVE);
 	UT_ASSERT_STR_EQ(def.socket_path, "/run/uringtune/uringtune.sock");
 	UT_ASSERT_STR_EQ(def.state_dir, "/var/lib/uringtune");
+	UT_ASSERT_STR_EQ(def.status_group, "uringtune");
 	UT_ASSERT_EQ_INT(def.tick_ms, 1000);
 	UT_ASSERT_EQ_INT(def.max_rings, 16384);
 	UT_ASSERT_EQ_INT(def.log_level, LOG_INFO);
@@ -157,6 +158,29 @@ UT_TEST(path_values)
 	UT_ASSERT_STR_EQ(l.cfg.socket_path, path);
 }
 
+/* a group name, not resolved (it may not exist yet), or nothing: root only */
+UT_TEST(status_group_values)
+{
+	struct load l;
+
+	ASSERT_LOADS(&l, "[daemon]\nstatus_group = ops-ro_2.x\n");
+	UT_ASSERT_STR_EQ(l.cfg.status_group, "ops-ro_2.x");
+	ASSERT_LOADS(&l, "[daemon]\nstatus_group = no_such_group_here\n");
+	UT_ASSERT_STR_EQ(l.cfg.status_group, "no_such_group_here");
+	ASSERT_LOADS(&l, "[daemon]\nstatus_group =\n");
+	UT_ASSERT_STR_EQ(l.cfg.status_group, "");
+	ASSERT_REFUSED(&l, "[daemon]\nstatus_group = 1ops\n",
+		       "[daemon] status_group: expected a group name (a letter or '_', then "
+		       "letters, digits, '_', '.' or '-'; at most 31 bytes), or nothing, got '1ops'");
+	ASSERT_REFUSED(&l, "[daemon]\nstatus_group = a b\n",
+		       "[daemon] status_group: expected a group name (a letter or '_', then "
+		       "letters, digits, '_', '.' or '-'; at most 31 bytes), or nothing, got 'a b'");
+	ASSERT_REFUSED(&l, "[daemon]\nstatus_group = abcdefghijabcdefghijabcdefghijab\n",
+		       "[daemon] status_group: expected a group name (a letter or '_', then "
+		       "letters, digits, '_', '.' or '-'; at most 31 bytes), or nothing, got "
+		       "'abcdefghijabcdefghijabcdefghijab'");
+}
+
 UT_TEST(integer_values)
 {
 	struct load l;
@@ -219,11 +243,11 @@ UT_TEST(unknown_key)
 	struct load l;
 
 	ASSERT_REFUSED(&l, "[daemon]\ncolour = blue\n",
-		       "[daemon] colour: unknown key (known keys: mode, socket, "
+		       "[daemon] colour: unknown key (known keys: mode, socket, status_group, "
 		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
 	/* names are case sensitive */
 	ASSERT_REFUSED(&l, "[daemon]\nMode = tune\n",
-		       "[daemon] Mode: unknown key (known keys: mode, socket, "
+		       "[daemon] Mode: unknown key (known keys: mode, socket, status_group, "
 		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
 	ASSERT_REFUSED(&l, "[daemon]\n= tune\n",
 		       "[daemon]: expected a key before '=', got '= tune'");
@@ -935,7 +959,8 @@ UT_TEST(export_bad_values)
 	/* [export] keys belong in [export] */
 	ASSERT_REFUSED(&l, "[daemon]\ntextfile_dir = /tmp\n",
 		       "[daemon] textfile_dir: unknown key (known keys: mode, socket, "
-		       "state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, iopoll_stats)");
+		       "status_group, state_dir, tick_ms, sweep_cpu_pct, max_rings, log_level, "
+		       "iopoll_stats)");
 }
 
 /* the shipped file must load and match the built-in defaults */
@@ -1011,6 +1036,7 @@ int main(void)
 	ut_run("export_values", export_values);
 	ut_run("export_bad_values", export_bad_values);
 	ut_run("shipped_config", shipped_config);
+	ut_run("status_group_values", status_group_values);
 	ut_run("hybrid_bounds", hybrid_bounds);
 	ut_run("mode_names", mode_names);
 	return ut_finish();

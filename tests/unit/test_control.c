@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "control.h"
+#include "control_access.h"
 #include "control_json.h"
 #include "control_limits.h"
 #include "control_request.h"
@@ -177,7 +178,7 @@ UT_TEST(request_unknown_keys_and_kinds)
 	struct control_request r;
 
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"verbose\":true}", &r), -EINVAL);
-	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"verbose\" (known: view, pid, fd)");
+	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"verbose\" (known: view, pid, fd, comm)");
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"set\",\"pid\":7,\"fd\":5,\"busy_poll_us\":50,"
 			       "\"prefer_busy_poll\":true}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "set: unknown key \"prefer_busy_poll\" (known: pid, fd, "
@@ -291,6 +292,63 @@ UT_TEST(handle_checks_before_acting)
 	free(out);
 }
 
+/* root all; a member of the status group (primary or supplementary) status only; else none */
+UT_TEST(access_by_uid_and_groups)
+{
+	const gid_t groups[] = { 27, 990, 100 };
+
+	UT_ASSERT_EQ_INT(control_access_of(0, 0, NULL, 0, CONTROL_NO_GROUP), CONTROL_ACCESS_ALL);
+	UT_ASSERT_EQ_INT(control_access_of(0, 5, NULL, 0, 990), CONTROL_ACCESS_ALL);
+	UT_ASSERT_EQ_INT(control_access_of(1000, 990, NULL, 0, 990), CONTROL_ACCESS_READ);
+	UT_ASSERT_EQ_INT(control_access_of(1000, 1000, groups, 3, 990), CONTROL_ACCESS_READ);
+	UT_ASSERT_EQ_INT(control_access_of(1000, 1000, groups, 1, 990), CONTROL_ACCESS_NONE);
+	UT_ASSERT_EQ_INT(control_access_of(1000, 1000, groups, 3, 991), CONTROL_ACCESS_NONE);
+	/* no group: a gid of -1 in a peer's list is no membership */
+	UT_ASSERT_EQ_INT(control_access_of(1000, (gid_t)-1, NULL, 0, CONTROL_NO_GROUP),
+			 CONTROL_ACCESS_NONE);
+
+	UT_ASSERT(control_access_allows(CONTROL_ACCESS_ALL, CONTROL_SET));
+	UT_ASSERT(control_access_allows(CONTROL_ACCESS_ALL, CONTROL_RESET));
+	UT_ASSERT(control_access_allows(CONTROL_ACCESS_READ, CONTROL_STATUS));
+	UT_ASSERT(!control_access_allows(CONTROL_ACCESS_READ, CONTROL_SET));
+	UT_ASSERT(!control_access_allows(CONTROL_ACCESS_READ, CONTROL_RESET));
+	UT_ASSERT(!control_access_allows(CONTROL_ACCESS_NONE, CONTROL_STATUS));
+}
+
+/* a reader's change is refused by name before anything is looked at; its status is served */
+UT_TEST(reader_may_not_change)
+{
+	const struct control_who reader = {
+		.access = CONTROL_ACCESS_READ, .uid = 1000, .group = "uringtune",
+	};
+	static struct ut_daemon d;
+	struct control_reply r;
+
+	d.cfg.mode = UT_MODE_TUNE;
+	UT_ASSERT_EQ_INT(control_answer(&d, "{\"cmd\":\"reset\"}", 15, &reader, &r), 0);
+	UT_ASSERT_STR_EQ(r.text, "{\"error\":\"reset: permission denied: changes are root's; "
+			 "uid 1000 may read status only (a member of group uringtune)\"}");
+	free(r.text);
+	/* a bad request is still told what is wrong with it */
+	UT_ASSERT_EQ_INT(control_answer(&d, "{\"cmd\":\"set\"}", 13, &reader, &r), 0);
+	UT_ASSERT_STR_CONTAINS(r.text, "set: expected \\\"pid\\\" and \\\"fd\\\"");
+	free(r.text);
+}
+
+UT_TEST(access_refusals_say_why)
+{
+	char buf[256];
+
+	control_access_why(CONTROL_ACCESS_NONE, 1001, "", "uringtune", buf, sizeof(buf));
+	UT_ASSERT_STR_EQ(buf, "permission denied: uid 1001 is neither root nor a member of "
+			 "group uringtune (who may read status)");
+	control_access_why(CONTROL_ACCESS_NONE, 1001, "", "", buf, sizeof(buf));
+	UT_ASSERT_STR_CONTAINS(buf, "permission denied: uid 1001 is not root, and no group");
+	control_access_why(CONTROL_ACCESS_READ, 1001, "set", "ops", buf, sizeof(buf));
+	UT_ASSERT_STR_EQ(buf, "set: permission denied: changes are root's; uid 1001 may read "
+			 "status only (a member of group ops)");
+}
+
 int main(void)
 {
 	ut_run("json_accepts_rfc8259", json_accepts_rfc8259);
@@ -306,5 +364,8 @@ int main(void)
 	ut_run("admit_caps", admit_caps);
 	ut_run("note_rate_limit", note_rate_limit);
 	ut_run("handle_checks_before_acting", handle_checks_before_acting);
+	ut_run("access_by_uid_and_groups", access_by_uid_and_groups);
+	ut_run("reader_may_not_change", reader_may_not_change);
+	ut_run("access_refusals_say_why", access_refusals_say_why);
 	return ut_finish();
 }

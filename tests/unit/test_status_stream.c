@@ -369,10 +369,61 @@ UT_TEST(requests_select_view_and_ring)
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"view\":\"tab\"}", &r), -EINVAL);
 	UT_ASSERT_STR_EQ(err, "status: expected \"view\" as \"full\" or \"table\"");
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"view\":1}", &r), -EINVAL);
-	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"pid\":100}", &r), -EINVAL);
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"pid\":-1,\"fd\":3}", &r), -EINVAL);
 	UT_ASSERT_STR_CONTAINS(err, "status: expected \"pid\" and \"fd\"");
 	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"force\":true}", &r), -EINVAL);
-	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"force\" (known: view, pid, fd)");
+	UT_ASSERT_STR_CONTAINS(err, "status: unknown key \"force\" (known: view, pid, fd, comm)");
+}
+
+/* status filters: "pid" alone, "comm", both; what is refused and why */
+UT_TEST(requests_filter_by_pid_and_comm)
+{
+	struct control_request r;
+	char err[256];
+
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"pid\":100}", &r), 0);
+	UT_ASSERT(!r.ring && r.pid == 100 && !r.by_comm);
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"view\":\"table\",\"comm\":\"fio\"}", &r), 0);
+	UT_ASSERT(r.table && !r.ring && r.pid == -1 && r.by_comm && !strcmp(r.comm, "fio"));
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"pid\":3,\"comm\":\"123456789012345\"}", &r), 0);
+	UT_ASSERT(r.pid == 3 && r.by_comm && !strcmp(r.comm, "123456789012345"));
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"fd\":3}", &r), -EINVAL);
+	UT_ASSERT_STR_EQ(err, "status: \"fd\" goes with \"pid\" (together they name one ring)");
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"comm\":\"1234567890123456\"}", &r), -EINVAL);
+	UT_ASSERT_STR_EQ(err, "status: expected \"comm\" as a process name of 1 to 15 bytes");
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"comm\":\"\"}", &r), -EINVAL);
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"comm\":7}", &r), -EINVAL);
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"comm\":\"a\\u0000b\"}", &r), -EINVAL);
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"status\",\"pid\":1,\"fd\":2,\"comm\":\"x\"}", &r), -EINVAL);
+	UT_ASSERT_STR_EQ(err, "status: \"comm\" goes without \"fd\" (\"pid\" and \"fd\" name one ring)");
+	/* set and reset take no comm */
+	UT_ASSERT_EQ_INT(PARSE("{\"cmd\":\"reset\",\"comm\":\"x\"}", &r), -EINVAL);
+}
+
+/* the rings a filter keeps, in status order; "rings" in daemon stays the host's count */
+UT_TEST(filtered_reply)
+{
+	struct status_select sel = { .pid = 100, .fd = -1 };
+	char *s = reply(&sel), list[64];
+
+	ring_list(s, list, sizeof(list));
+	UT_ASSERT_STR_EQ(list, "100:4,100:5");
+	UT_ASSERT_STR_CONTAINS(s, "\"rings\":8,");
+	free(s);
+	sel = (struct status_select){ .pid = -1, .fd = -1, .by_comm = true, .comm = "fio" };
+	s = reply(&sel);
+	ring_list(s, list, sizeof(list));
+	UT_ASSERT_STR_EQ(list, "300:6,300:7");
+	free(s);
+	sel.pid = 100;
+	s = reply(&sel);
+	UT_ASSERT_STR_CONTAINS(s, "\"rings\":[]}");
+	free(s);
+	/* a prefix is no match */
+	sel = (struct status_select){ .pid = -1, .fd = -1, .by_comm = true, .comm = "ping" };
+	s = reply(&sel);
+	UT_ASSERT_STR_CONTAINS(s, "\"rings\":[]}");
+	free(s);
 }
 
 /* each test on a fresh fixture: some change it */
@@ -398,6 +449,8 @@ int main(void)
 	RUN(reply_same_whatever_the_chunks);
 	RUN(rings_going_and_coming_mid_reply);
 	RUN(table_view_has_the_tables_members);
+	RUN(requests_filter_by_pid_and_comm);
+	RUN(filtered_reply);
 	RUN(one_ring_reply);
 	RUN(requests_select_view_and_ring);
 	return ut_finish();
