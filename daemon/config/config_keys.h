@@ -9,7 +9,7 @@
 #include "config_parse.h"
 
 /* how many keys config_keys[] holds (config_keys.c checks it) */
-#define CONFIG_NR_KEYS	41
+#define CONFIG_NR_KEYS	42
 
 /* error messages list sections and keys in this order */
 extern const struct config_key config_keys[];
