@@ -6,10 +6,13 @@
 # make bench      benchmarks (not tests), results under bench/results/
 # make fuzz       run each fuzz target for FUZZ_SECONDS (see "Fuzzing" below)
 # make install    install under $(DESTDIR)$(PREFIX) (see "install" below)
+# make uninstall  remove what make install installed (see "uninstall" below)
+# make deb        the Debian package, into build/deb/ (see "deb" below)
 
 BUILD		?= build
 CC		?= gcc
 CLANG		?= clang
+LLVM_STRIP	?= llvm-strip
 BPFTOOL		?= $(shell command -v bpftool 2>/dev/null || echo /usr/sbin/bpftool)
 PKG_CONFIG	?= pkg-config
 CONFIG		?= config/uringtune.ini
@@ -49,6 +52,8 @@ ARCH		:= $(shell uname -m | sed -e 's/x86_64/x86/' -e 's/aarch64/arm64/')
 WARN		:= -Wall -Wextra -Wformat=2 -Werror
 CFLAGS		?= -O2 -g
 override CFLAGS	+= $(WARN) -std=gnu11 -D_GNU_SOURCE
+# CPPFLAGS and LDFLAGS: empty unless given (dpkg-buildflags' hardening in
+# make deb); the shipped programs are compiled and linked with them
 
 # Each target compiles with its own include path (INC, set per folder
 # below): the daemon sees its folders, the agent and the CLI theirs, and all
@@ -128,11 +133,14 @@ TOOLS		+= $(BUILD)/fdhold
 
 DAEMON_LIBS	:= $(LIBS_BPF) $(LIBS_SYSTEMD) $(LIBS_INIH) $(LIBS_JSON) $(LIBS_YAJL)
 
-.PHONY: all deps check run bench clean install
+.PHONY: all deps check run bench clean install programs
 .DELETE_ON_ERROR:
 .SECONDARY:
 
-all: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB) $(TOOLS) $(UNIT_BINS)
+all: programs $(TOOLS) $(UNIT_BINS)
+
+# what make install (and the package) ships, and nothing the tests use
+programs: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 
 # each goal installs only what it needs (scripts/deps.sh GROUP); `make
 # deps` installs everything make check needs
@@ -173,9 +181,13 @@ $(BUILD)/%.bpf.o: bpf/%.bpf.c bpf/uringtune.h common/hist.h $(wildcard bpf/*.bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 
+# The skeleton embeds the object without its DWARF (llvm-strip -g keeps
+# .BTF and .BTF.ext, all CO-RE and the verifier's line info need): the
+# daemon is 1.4 MB smaller; build/*.bpf.o keep theirs.
 $(BUILD)/%.skel.h: $(BUILD)/%.bpf.o
 	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< > $@
+	$(Q)$(LLVM_STRIP) -g -o $(BUILD)/$*.bpf.nodwarf.o $<
+	$(Q)$(BPFTOOL) gen skeleton $(BUILD)/$*.bpf.nodwarf.o name $*_bpf > $@
 
 $(BUILD)/common/%.o: INC = $(COMMON_INC)
 $(BUILD)/daemon/%.o: INC = $(DAEMON_INC)
@@ -186,7 +198,7 @@ $(BUILD)/tests/unit/%.o: INC = $(UNIT_INC)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(INC) -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(INC) -MMD -MP -c $< -o $@
 
 # include paths and flags live here: a changed Makefile rebuilds every object
 # (dependency files name headers by path, and a moved header is not seen)
@@ -198,14 +210,14 @@ $(DAEMON_OBJS): $(BPF_SKELS)
 
 $(BUILD)/uringtuned: $(DAEMON_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(DAEMON_LIBS)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(DAEMON_LIBS)
 
 # where `uringtune exec` finds the agent once installed
 $(BUILD)/cli/exec.o: override CFLAGS += -DUT_AGENT_DIR='"$(AGENTDIR)"'
 
 $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_JSON) $(LIBS_YAJL)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_JSON) $(LIBS_YAJL)
 
 $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -256,17 +268,17 @@ $(BUILD)/notify_listen: $(BUILD)/tests/tools/notify_listen.o
 $(BUILD)/agent/%.o: agent/%.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 $(BUILD)/agent/agent_wire.o: common/agent_wire.c
 	@mkdir -p $(@D)
 	$(call msg,CC,$@)
-	$(Q)$(CC) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
+	$(Q)$(CC) $(CPPFLAGS) $(CFLAGS) $(AGENT_INC) -fPIC -fvisibility=hidden -MMD -MP -c $< -o $@
 
 # -z nodelete: a program that dlclose()s it keeps the interposers' code mapped
 $(AGENT_LIB): $(AGENT_OBJS)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(CFLAGS) -shared -fPIC -Wl,-z,nodelete -Wl,-z,now -o $@ $^ -ldl -lpthread
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -shared -fPIC -Wl,-z,nodelete -Wl,-z,now -o $@ $^ -ldl -lpthread
 
 $(AGENT_UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/%: $(BUILD)/tests/unit/%.o \
 		$(AGENT_PURE_OBJS)
@@ -360,6 +372,41 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 		printf '  %-8s %s\n' INSTALL "$$dst"; \
 		gzip -9 -n -c $$m >"$$dst" && chmod 0644 "$$dst" || exit 1; \
 	done
+
+# make uninstall (same PREFIX, DESTDIR and directories as make install):
+# removes the programs, the agent library, the unit and the man pages, and
+# uringtune.ini.dist. The configuration is removed only if it is still the
+# shipped one (as dpkg keeps a changed conffile): a changed one is kept, and
+# said so. The daemon's state (/var/lib/uringtune: the journal of the rings
+# it tuned) is never touched. Stop the service first (systemctl disable
+# --now uringtune): a stopped daemon has put every ring back.
+.PHONY: uninstall
+uninstall:
+	$(Q)for f in $(SBINDIR)/uringtuned $(BINDIR)/uringtune $(AGENTDIR)/liburingtune-agent.so \
+		$(UNITDIR)/uringtune.service $(SYSCONFDIR)/uringtune/uringtune.ini.dist \
+		$(MAN8:man/%=$(MANDIR)/man8/%.gz) $(MAN5:man/%=$(MANDIR)/man5/%.gz); do \
+		[ -e "$(DESTDIR)$$f" ] || [ -L "$(DESTDIR)$$f" ] || continue; \
+		printf '  %-8s %s\n' RM "$(DESTDIR)$$f"; \
+		rm -f "$(DESTDIR)$$f" || exit 1; \
+	done
+	$(Q)conf=$(DESTDIR)$(SYSCONFDIR)/uringtune/uringtune.ini; \
+	if [ -e "$$conf" ]; then \
+		if cmp -s config/uringtune.ini "$$conf"; then \
+			printf '  %-8s %s\n' RM "$$conf"; rm -f "$$conf" || exit 1; \
+		else \
+			echo "uninstall: kept $$conf: it differs from the shipped one (remove it by hand)"; \
+		fi; \
+	fi
+	$(Q)rmdir $(DESTDIR)$(AGENTDIR) $(DESTDIR)$(SYSCONFDIR)/uringtune 2>/dev/null || true
+
+# make deb: the Debian package (debian/, debhelper), built from a copy of
+# this tree as it is (uncommitted changes included) under build/deb/src/;
+# build/deb/ gets uringtune_VERSION_ARCH.deb, its -dbgsym package, the
+# .buildinfo and the .changes. scripts/deb.sh says what it does.
+.PHONY: deb
+deb:
+	@scripts/deps.sh deb
+	@BUILD=$(BUILD) scripts/deb.sh
 
 # ---------------------------------------------------------------------------
 # Fuzzing and sanitizers
