@@ -485,4 +485,5 @@ clean-sanitize:
 -include $(shell find $(FUZZ_BUILD) -name '*.d' 2>/dev/null)
 # --------------------------------------------------------------------------- (fuzzing)
 
--include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+# (not build/deb/: make deb's copy of the tree and its package trees)
+-include $(shell find $(BUILD) -path $(BUILD)/deb -prune -o -name '*.d' -type f -print 2>/dev/null)
