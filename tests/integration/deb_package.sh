@@ -9,7 +9,8 @@
 # /etc/uringtune/uringtune.ini a conffile; Depends the daemon's shared
 # libraries only (nothing a test, benchmark, VM or build uses); the systemd
 # snippets that enable and start the service on install and stop it on
-# removal; a unit with the installed paths. Then dpkg really installs,
+# removal; a unit with the installed paths; Build-Depends all installed by
+# scripts/deps.sh deb. Then dpkg really installs,
 # removes and purges it on this host (PID 1 is not systemd here, so the
 # service is enabled but not started: vm_systemd.sh starts and stops it in a
 # guest) and the host is left as it was.
@@ -18,6 +19,14 @@
 DEB_DIR=$B/deb
 X=$T/x
 mkdir -p "$X"
+
+# every Build-Depends is one make deb installs (scripts/deps.sh deb)
+deps=" $(scripts/deps.sh --list deb | tr '\n' ' ') "
+for p in $(sed -n '/^Build-Depends:/,/^[A-Z]/p' debian/control | sed -e 's/^Build-Depends://' -e '/^[A-Z]/d' |
+	tr ',' '\n' | sed -e 's/([^)]*)//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' | grep .); do
+	case $p in debhelper-compat) p=debhelper ;; esac
+	[[ $deps == *" $p "* ]] || fail "Build-Depends has $p, which scripts/deps.sh deb does not install"
+done
 
 # -- build
 start=$SECONDS
