@@ -123,11 +123,16 @@ grep -q 'rm -rf /var/lib/uringtune' "$T/postrm" || fail "postrm purge does not r
 for s in postinst prerm postrm; do sh -n "$T/$s" || fail "$s is not valid sh"; done
 echo "maintainer scripts: group, enable, start (postinst), stop (prerm), purge (postrm)"
 
-# -- the unit: the installed paths, each one in the package
+# -- the unit: the installed paths; what it runs is in the package or on
+# every Debian system (Essential: a minimal bookworm has no procps)
 unit=$X/lib/systemd/system/uringtune.service
-for p in $(grep -E '^Exec[A-Za-z]*=' "$unit" | sed 's/^[^=]*=//' | awk '{print $1}' | sort -u) \
-	 $(grep -Eo -- '-c [^ ]+' "$unit" | awk '{print $2}' | sort -u); do
-	[ -e "$X$p" ] || [ "$p" = /bin/kill ] || fail "the unit names $p, which the package does not have"
+for p in $(grep -E '^Exec[A-Za-z]*=' "$unit" | sed -e 's/^[^=]*=//' -e 's/^[-@:+!]*//' | awk '{print $1}' | sort -u) \
+	 $(grep -Eo -- '-c /[^ ]+' "$unit" | awk '{print $2}' | sort -u); do
+	[ ! -e "$X$p" ] || continue
+	owner=$({ dpkg -S "$p" 2>/dev/null || true; } | awk -F: '!/^diversion/ && o == "" {o = $1} END {print o}')
+	[ -n "$owner" ] && [ "$(dpkg-query -W -f='${Essential}' "$owner")" = yes ] ||
+		fail "the unit runs $p: not in the package, and not from an Essential package (${owner:-no package}), so not on every host"
+	echo "unit: $p is $owner's (Essential)"
 done
 grep -q '^ExecStart=/usr/sbin/uringtuned --foreground -c /etc/uringtune/uringtune.ini$' "$unit" ||
 	fail "the packaged unit's ExecStart is not the installed daemon and config: $(grep ^ExecStart= "$unit")"
