@@ -3,17 +3,18 @@
 # The Debian package (make deb, debian/): it builds from this tree, lintian
 # finds no error in it, and it holds what a Debian maintainer would expect:
 # every file make install installs (daemon, CLI, agent, unit, conffile, man
-# pages, and what other parts add) plus the sysusers file of the uringtune
-# group; stripped and hardened binaries (dpkg-buildflags reached the build)
-# whose debug symbols are in the -dbgsym package under their build IDs;
-# /etc/uringtune/uringtune.ini a conffile; Depends the daemon's shared
-# libraries only (nothing a test, benchmark, VM or build uses); the systemd
-# snippets that enable and start the service on install and stop it on
-# removal; a unit with the installed paths; Build-Depends all installed by
-# scripts/deps.sh deb. Then dpkg really installs,
-# removes and purges it on this host (PID 1 is not systemd here, so the
-# service is enabled but not started: vm_systemd.sh starts and stops it in a
-# guest) and the host is left as it was.
+# pages, and what other parts add), the sysusers file of the uringtune group
+# and the contrib/ examples; stripped and hardened binaries (dpkg-buildflags
+# reached the build) whose debug symbols are in the -dbgsym package under
+# their build IDs; /etc/uringtune/uringtune.ini a conffile; Depends the
+# daemon's shared libraries only (nothing a test, benchmark, VM or build
+# uses); the systemd snippets that enable and start the service on install
+# and stop it on removal; a unit with the installed paths that runs only
+# what the package or an Essential package has; Build-Depends all installed
+# by scripts/deps.sh deb. Then dpkg really installs, removes and purges it on
+# this host (PID 1 is not systemd here, so the service is enabled but not
+# started: vm_systemd.sh starts and stops it in a guest) and the host is left
+# as it was.
 . "$(dirname "$0")/../lib.sh"
 
 DEB_DIR=$B/deb
@@ -63,6 +64,11 @@ for f in $(cat "$T/installed") /usr/sbin/uringtuned /usr/bin/uringtune \
 done
 echo "contents: $(grep -c . "$T/installed") files of make install, and the sysusers file, all there"
 dpkg-deb -x "$DEB" "$X"
+# the monitoring examples, where the tree has them
+for f in $(git ls-files contrib/prometheus contrib/grafana 2>/dev/null); do
+	grep -qxF "/usr/share/doc/uringtune/examples/${f#contrib/}" "$T/contents" ||
+		fail "the package has no example /usr/share/doc/uringtune/examples/${f#contrib/} (from $f)"
+done
 grep -Eq '^g[[:space:]]+uringtune[[:space:]]' "$X/usr/lib/sysusers.d/uringtune.conf" ||
 	fail "the sysusers file creates no uringtune group"
 
