@@ -136,7 +136,9 @@ for p in $(grep -E '^Exec[A-Za-z]*=' "$unit" | sed -e 's/^[^=]*=//' -e 's/^[-@:+
 	 $(grep -Eo -- '-c /[^ ]+' "$unit" | awk '{print $2}' | sort -u); do
 	[ ! -e "$X$p" ] || continue
 	owner=$({ dpkg -S "$p" 2>/dev/null || true; } | awk -F: '!/^diversion/ && o == "" {o = $1} END {print o}')
-	[ -n "$owner" ] && [ "$(dpkg-query -W -f='${Essential}' "$owner")" = yes ] ||
+	essential=
+	[ -z "$owner" ] || essential=$(dpkg-query -W -f='${Essential}' "$owner")
+	[ "$essential" = yes ] ||
 		fail "the unit runs $p: not in the package, and not from an Essential package (${owner:-no package}), so not on every host"
 	echo "unit: $p is $owner's (Essential)"
 done
@@ -164,7 +166,14 @@ host_undo() {
 	[ -n "$installed" ] && [ -z "$had_group" ] && groupdel uringtune 2>/dev/null
 	return 0
 }
-trap 'rc=$?; host_undo; (exit $rc); cleanup' EXIT
+# lib.sh's cleanup after the host's undo, with the test's exit status
+host_exit() {
+	local rc=$?
+	host_undo
+	(exit $rc)
+	cleanup
+}
+trap host_exit EXIT
 installed=1
 DEBIAN_FRONTEND=noninteractive dpkg -i "$DEB" >"$T/dpkg-i.log" 2>&1 || { cat "$T/dpkg-i.log"; fail "dpkg -i"; }
 [ "$(dpkg-query -W -f='${Status}' uringtune)" = "install ok installed" ] || fail "dpkg -i: not installed"
