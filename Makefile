@@ -375,11 +375,10 @@ install: $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
 
 # make uninstall (same PREFIX, DESTDIR and directories as make install):
 # removes the programs, the agent library, the unit, the man pages, the
-# bash completion and the sysusers file (where make install installs them),
-# and uringtune.ini.dist; not the uringtune group (as Debian leaves system
-# groups). The configuration is removed only if it is still the
-# shipped one (as dpkg keeps a changed conffile): a changed one is kept, and
-# said so. The daemon's state (/var/lib/uringtune: the journal of the rings
+# bash completion, the sysusers file and uringtune.ini.dist; not the
+# uringtune group (Debian leaves system groups too). The configuration is
+# removed only if it is still the shipped one (as dpkg keeps a changed
+# conffile): a changed one is kept, and said so. The daemon's state (/var/lib/uringtune: the journal of the rings
 # it tuned) is never touched. Stop the service first (systemctl disable
 # --now uringtune): a stopped daemon has put every ring back.
 .PHONY: uninstall
@@ -387,7 +386,7 @@ uninstall:
 	$(Q)for f in $(SBINDIR)/uringtuned $(BINDIR)/uringtune $(AGENTDIR)/liburingtune-agent.so \
 		$(UNITDIR)/uringtune.service $(SYSCONFDIR)/uringtune/uringtune.ini.dist \
 		$(MAN8:man/%=$(MANDIR)/man8/%.gz) $(MAN5:man/%=$(MANDIR)/man5/%.gz) \
-		$(if $(BASHCOMPDIR),$(BASHCOMPDIR)/uringtune) $(if $(SYSUSERSDIR),$(SYSUSERSDIR)/uringtune.conf); do \
+		$(BASHCOMPDIR)/uringtune $(SYSUSERSDIR)/uringtune.conf; do \
 		[ -e "$(DESTDIR)$$f" ] || [ -L "$(DESTDIR)$$f" ] || continue; \
 		printf '  %-8s %s\n' RM "$(DESTDIR)$$f"; \
 		rm -f "$(DESTDIR)$$f" || exit 1; \
