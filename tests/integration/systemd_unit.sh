@@ -58,8 +58,9 @@ echo "man pages: $(cd man && echo *) render cleanly"
 
 # -- systemd-analyze verify, inside the staging root so that ExecStart=
 # resolves to the installed binary. The root holds only our files, so it
-# gets what systemd and procps would bring on a real host: the targets a
-# service's default dependencies name and /bin/kill (ExecReload=).
+# gets what systemd and an Essential package would bring on a real host:
+# the targets a service's default dependencies name and /bin/sh
+# (ExecReload=: the shell's kill builtin sends SIGHUP).
 # Documentation= is checked with man(1) on the host: MANPATH points it at the
 # installed pages.
 unitdir=$(dirname "$UNIT")
@@ -68,7 +69,7 @@ for u in sysinit.target basic.target shutdown.target; do
 	cp "$hostunits/$u" "$unitdir/"
 done
 mkdir -p "$ROOT/bin"
-cp /bin/kill "$ROOT/bin/kill"
+cp /bin/sh "$ROOT/bin/sh"
 verify() {
 	MANPATH=$ROOT/usr/share/man systemd-analyze --root="$ROOT" verify "$UNIT" >"$T/verify.out" 2>&1
 }
@@ -92,7 +93,7 @@ mapfile -t reload < <(sed -n 's/^ExecReload=//p' "$UNIT")
 conf=$(sed -nE 's/^ExecStart=.* -c ([^ ]+).*/\1/p' "$UNIT")
 [ "${reload[0]}" = "/usr/sbin/uringtuned --check-config -c $conf" ] ||
 	fail "the first ExecReload= is not the check of $conf: ${reload[0]}"
-[ "${reload[1]}" = "/bin/kill -HUP \$MAINPID" ] || fail "the second ExecReload= is not the SIGHUP: ${reload[1]}"
+[ "${reload[1]}" = "/bin/sh -c 'kill -HUP \"\$\$MAINPID\"'" ] || fail "the second ExecReload= is not the SIGHUP: ${reload[1]}"
 read -ra check <<<"${reload[0]}"
 out=$("$ROOT${check[0]}" "${check[@]:1:2}" "$ROOT$conf" 2>&1) || fail "ExecReload= check of the installed file: $out"
 [ "$out" = "$ROOT$conf: ok" ] || fail "ExecReload= check said: $out"
