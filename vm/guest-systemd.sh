@@ -260,7 +260,7 @@ prios=$(journalctl -u uringtune -p warning -o json --no-pager 2>/dev/null |
 	jq -r 'select(.SYSLOG_IDENTIFIER == "uringtuned") | "<\(.PRIORITY)> \(.MESSAGE)"' 2>/dev/null)
 if grep -q '^<4> reload: mode change' <<<"$prios" && grep -q '^<3> reload refused' <<<"$prios" &&
    grep -q 'mode change' <<<"$warn_lines" && grep -q 'reload refused' <<<"$warn_lines"; then
-	pass journal-priorities "journalctl -u uringtune -p warning: $(grep -c . <<<"$warn_lines") lines, the daemon's by priority: $(cut -c1-3 <<<"$prios" | sort | uniq -c | awk '{ printf "%s%s x%s", NR > 1 ? ", " : "", $2, $1 }'); $(grep -m1 '^<4> reload: mode change' <<<"$prios" | cut -c1-100) | $(grep -m1 '^<3> reload refused' <<<"$prios" | cut -c1-100)"
+	pass journal-priorities "journalctl -u uringtune -p warning: $(grep -c . <<<"$warn_lines") lines, the daemon's by priority: $(cut -c1-3 <<<"$prios" | sort | uniq -c | awk '{ printf "%s%s x%s", (NR > 1 ? ", " : ""), $2, $1 }'); $(grep -m1 '^<4> reload: mode change' <<<"$prios" | cut -c1-100) | $(grep -m1 '^<3> reload refused' <<<"$prios" | cut -c1-100)"
 else
 	bad journal-priorities "expected the daemon's <4> mode-change warning and <3> refused reload; got: $(sort -u <<<"$prios" | head -n 8 | cut -c1-140 | paste -sd'|')"
 fi
