@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Boot a kernel under QEMU with systemd as PID 1: the root file system is
-# the ext4 image of vm/build-rootfs.sh on an emulated NVMe disk (namespace
-# 1, opened with snapshot=on: the cached image is never written), mounted by
-# the kernel itself (NVMe and ext4 are built into Debian's cloud kernels: no
-# initramfs). A second namespace carries the payload, an ext4 image made
-# from PAYLOAD_DIR (test.sh, the package, ...) plus the booted kernel's
-# modules (vm/fetch-modules.sh): utvm.service in the image mounts it, runs
-# test.sh and powers off. Prints the guest's "UTVM: " lines and
+# the image of vm/build-rootfs.sh, a namespace of an emulated NVMe
+# controller (snapshot=on: the cached image is never written), mounted by
+# the kernel itself by its PARTUUID (NVMe and ext4 are built into Debian's
+# cloud kernels: no initramfs). A second namespace carries the payload, an
+# ext4 labelled utvmpayload made from PAYLOAD_DIR (test.sh, the package,
+# ...) plus the booted kernel's modules (vm/fetch-modules.sh): utvm.service
+# in the image mounts it, runs test.sh and powers off. Prints the guest's
+# "UTVM: " lines and
 #
 #   VM <uname -r> accel=tcg boot_s=<QEMU start to utvm.service> run_s=<total> exit=<rc|timeout|no-exit> log=<console log>
 #
