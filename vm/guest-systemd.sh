@@ -54,8 +54,8 @@ wait_for() {
 # "gone" without the ring. fdinfo is a trylock: a read without the ring's
 # lines is retried.
 napi_state() {
-	local info i
-	for i in $(seq 100); do
+	local info
+	for _ in $(seq 100); do
 		info=$(cat "/proc/$1/fdinfo/$2" 2>/dev/null) || { echo gone; return; }
 		grep -q '^NAPI:' <<<"$info" && break
 	done

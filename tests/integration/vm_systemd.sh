@@ -16,7 +16,7 @@
 # systemd/uringtune.service. One line per check and kernel; a kernel that
 # cannot be fetched or booted is a skip, a failed check a failure.
 set -uo pipefail
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 1
 [ "$(id -u)" = 0 ] || { echo "vm_systemd: needs root (mmdebstrap, dpkg-deb -x with owners)"; exit 77; }
 
 t0=$(date +%s)
