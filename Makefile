@@ -317,8 +317,10 @@ bench:
 # that polls: vm/README.md. Kernels are fetched once into .cache/vm.
 .PHONY: vmtest
 vmtest:
-	@scripts/deps.sh vmtest
+	@scripts/deps.sh vmtest deb
 	@$(MAKE) --no-print-directory all
+	@# the package the systemd guest installs (vm/vmtest-systemd.sh)
+	@$(MAKE) --no-print-directory deb
 	@vm/vmtest.sh
 
 clean:

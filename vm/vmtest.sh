@@ -517,5 +517,27 @@ for series in "${SERIES[@]}"; do
 done
 
 [ -z "$csv_series" ] || write_hybrid_csv $csv_series
+
+# -- the package under real systemd (issue 16): vm/vmtest-systemd.sh on
+# 6.12 and 7.x with the package `make deb` built (make vmtest builds it);
+# one PASS/FAIL/SKIP vm-systemd line per kernel. UT_VM_SYSTEMD=0 leaves it
+# out (make check's vm_kernel_* tests: tests/integration/vm_systemd.sh runs it)
+if [ "${UT_VM_SYSTEMD:-1}" != 0 ]; then
+	sys_series=()
+	for s in "${SERIES[@]}"; do
+		case $s in 6.12|7) sys_series+=("$s") ;; esac
+	done
+	if [ ${#sys_series[@]} -gt 0 ]; then
+		echo "vmtest: the package under systemd on ${sys_series[*]}"
+		"$ROOT/vm/vmtest-systemd.sh" --deb "${UT_VM_DEB:-auto}" "${sys_series[@]}" 2>&1 | tee "$tmp/systemd.out"
+		passed=$((passed + $(grep -c '^PASS vm-systemd ' "$tmp/systemd.out")))
+		failed=$((failed + $(grep -c '^FAIL vm-systemd ' "$tmp/systemd.out")))
+		skipped=$((skipped + $(grep -c '^SKIP vm-systemd ' "$tmp/systemd.out")))
+		grep -qE '^(PASS|FAIL|SKIP) vm-systemd ' "$tmp/systemd.out" || {
+			echo "FAIL vm-systemd: vm/vmtest-systemd.sh said nothing per kernel"
+			failed=$((failed + 1))
+		}
+	fi
+fi
 echo "vmtest: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]
