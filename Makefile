@@ -305,7 +305,7 @@ check:
 # the daemon, the CLI and the agent only: no tools, no tests
 run:
 	@scripts/deps.sh run
-	@$(MAKE) --no-print-directory $(BUILD)/uringtuned $(BUILD)/uringtune $(AGENT_LIB)
+	@$(MAKE) --no-print-directory programs
 	$(BUILD)/uringtuned -c $(CONFIG) --foreground
 
 bench:

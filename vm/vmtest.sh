@@ -539,5 +539,21 @@ if [ "${UT_VM_SYSTEMD:-1}" != 0 ]; then
 		}
 	fi
 fi
+
+# -- built on older kernels (issue 16): the BPF objects and the daemon built
+# against each kernel's own vmlinux.h and booted in it
+# (tests/integration/vm_core_build.sh); one vm-core line. UT_VM_CORE=0
+# leaves it out (make check's vm_kernel_* tests: vm_core_build runs it)
+if [ "${UT_VM_CORE:-1}" != 0 ]; then
+	echo "vmtest: the BPF objects built against ${SERIES[*]}'s own types"
+	UT_CORE_SERIES="${SERIES[*]}" bash "$ROOT/tests/integration/vm_core_build.sh" >"$tmp/core.out" 2>&1
+	rc=$?
+	sed 's/^/  /' "$tmp/core.out" | tail -n 8
+	case $rc in
+	0) echo "PASS vm-core ${SERIES[*]}"; passed=$((passed + 1)) ;;
+	77) echo "SKIP vm-core: $(tail -n 1 "$tmp/core.out")"; skipped=$((skipped + 1)) ;;
+	*) echo "FAIL vm-core ${SERIES[*]}: $(grep -m1 '^FAIL' "$tmp/core.out")"; failed=$((failed + 1)) ;;
+	esac
+fi
 echo "vmtest: $passed passed, $failed failed, $skipped skipped"
 [ $failed -eq 0 ]

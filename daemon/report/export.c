@@ -106,15 +106,20 @@ static void remove_written(struct ut_daemon *d, const char *why)
 	d->export_path[0] = '\0';
 }
 
-/* @msg: "cannot write PATH: why" */
-static void export_failed_msg(struct ut_daemon *d, const char *msg)
+/*
+ * @msg: "cannot write PATH: why". @prio: LOG_ERR, or LOG_NOTICE for a
+ * directory that does not exist: node_exporter not (yet) installed is how a
+ * host without Prometheus is, not a fault of this host (the package ships
+ * the export on, for hosts that have it).
+ */
+static void export_failed_msg(struct ut_daemon *d, int prio, const char *msg)
 {
 	d->export_errors++;
 	/* the same error again: counted, not logged */
 	if (!strcmp(msg, d->export_error))
 		return;
 	snprintf(d->export_error, sizeof(d->export_error), "%s", msg);
-	log_err("metrics export: %s (retrying every %u s, logged again only if the "
+	log_msg(prio, "metrics export: %s (retrying every %u s, logged again only if the "
 		"error changes; [export] textfile = no switches the export off)", msg,
 		d->cfg.export_interval_s);
 }
@@ -125,7 +130,7 @@ static void export_failed(struct ut_daemon *d, const char *path, const char *ste
 
 	snprintf(msg, sizeof(msg), "cannot write %s: cannot %s: %s", path, step,
 		 strerror(-err));
-	export_failed_msg(d, msg);
+	export_failed_msg(d, LOG_ERR, msg);
 }
 
 /*
@@ -143,7 +148,13 @@ static int open_textfile_dir(struct ut_daemon *d, const char *path)
 		/* a long one is cut: the path is at its start */
 		if (snprintf(msg, sizeof(msg), "cannot write %s: %s", path, err) < 0)
 			msg[0] = '\0';
-		export_failed_msg(d, msg);
+		export_failed_msg(d, LOG_ERR, msg);
+	} else if (fd == -ENOENT) {
+		if (snprintf(msg, sizeof(msg), "cannot write %s: no directory %s (is "
+			     "node_exporter's textfile collector installed?)", path,
+			     d->cfg.textfile_dir) < 0)
+			msg[0] = '\0';
+		export_failed_msg(d, LOG_NOTICE, msg);
 	} else if (fd < 0) {
 		export_failed(d, path, "open the directory", fd);
 	}

@@ -30,7 +30,7 @@ done
 scripts/deps.sh --check check || fail "make check's packages are not all installed"
 
 # each goal asks for its own group, before building
-for goal in run:run check:check bench:bench vmtest:vmtest; do
+for goal in run:run check:check bench:bench "vmtest:vmtest deb" deb:deb; do
 	g=${goal%%:*}
 	want=${goal#*:}
 	plan=$(make -n "$g" 2>/dev/null) || true
