@@ -97,7 +97,16 @@ if ! mmdebstrap --variant=apt --include="$include" \
 	--dpkgopt='path-exclude=/usr/share/doc/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
 	--dpkgopt='path-exclude=/usr/share/locale/*' \
 	"$SUITE" "$tmp/root" "$mirror" >"$tmp/mmdebstrap.log" 2>&1; then
-	echo "build-rootfs: mmdebstrap failed ($SUITE from $mirror): $(grep -E '^E: ' "$tmp/mmdebstrap.log" | head -n 2 | paste -sd' ' | cut -c1-300)" >&2
+	err=$(grep -E '^E: ' "$tmp/mmdebstrap.log" | head -n 2 | paste -sd' ' | cut -c1-300)
+	# an archive this host cannot reach is a skip, as for the kernels
+	# (vm/fetch-kernels.sh); anything else (a package missing, a broken
+	# script) fails
+	if grep -qE 'Could not connect|Could not resolve|Temporary failure resolving|Connection (refused|timed out)|Network is unreachable|Unable to connect' \
+		"$tmp/mmdebstrap.log"; then
+		echo "build-rootfs: registry unreachable ($SUITE from $mirror): $err" >&2
+		exit 3
+	fi
+	echo "build-rootfs: mmdebstrap failed ($SUITE from $mirror): $err" >&2
 	exit 1
 fi
 r=$tmp/root

@@ -33,7 +33,7 @@ scripts/deps.sh --check check || fail "make check's packages are not all install
 for goal in run:run check:check bench:bench "vmtest:vmtest deb" deb:deb; do
 	g=${goal%%:*}
 	want=${goal#*:}
-	plan=$(make -n "$g" 2>/dev/null) || true
+	plan=$(make -s --no-print-directory -n "$g" 2>/dev/null) || true
 	first=$(head -n 1 <<<"$plan")
 	[ "$first" = "scripts/deps.sh $want" ] || fail "make $g begins with '$first', expected 'scripts/deps.sh $want'"
 done
@@ -41,7 +41,7 @@ done
 # make run builds the daemon, the CLI and the agent, none of the tools or
 # tests (into an empty build directory, so every step shows)
 b=$(mktemp -d)
-plan=$(make -n run BUILD="$b" 2>/dev/null) || true
+plan=$(make --no-print-directory -n run BUILD="$b" 2>/dev/null) || true
 rm -rf "$b"
 grep -q "uringtuned" <<<"$plan" || fail "make run does not build the daemon: $(head -n 3 <<<"$plan")"
 extra=$(grep -E "tests/|pingpong|fuzz|sanitize" <<<"$plan" | head -n 3) || true
