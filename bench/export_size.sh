@@ -21,12 +21,7 @@ netns_setup
 # shellcheck disable=SC2086 # EXPORT_KEYS is a list of words
 bench_daemon interval_s=1 ${EXPORT_KEYS:-}
 
-bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
-	--napi-busy-poll-us 50 >"$T/server.out"
-wait_line "$T/server.out" '^ring '
-bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
-	--count 20000 --napi-busy-poll-us 50 --linger 600 >"$T/client.out"
-wait_line "$T/client.out" '^rtt ' 60
+busy_pingpong 600
 read -r cpid cfd < <(ring_of "$T/client.out")
 ulimit -n $((EXPORT_RINGS + 64)) 2>/dev/null || true
 bg "$B/ringhold" --idle "$EXPORT_RINGS" --per-process "$EXPORT_RINGS" >"$T/hold.out"

@@ -266,9 +266,28 @@ expect_napi() {
 
 # ring_line FILE: the first "ring pid=.. fd=.." line of a tool's output, as "PID FD"
 ring_of() {
+	ring_n_of "$1" 1
+}
+
+# ring_n_of FILE N: "PID FD" of the Nth "ring pid=.. fd=.." line of a tool's
+# output (ringhold --count N prints one per ring)
+ring_n_of() {
 	local l
-	l=$(grep -m1 '^ring ' "$1")
+	l=$(grep '^ring ' "$1" | sed -n "$2p")
 	echo "$(field pid "$l") $(field fd "$l")"
+}
+
+# busy_pingpong [LINGER]: a UDP ping-pong over the test's veth pair
+# (netns_setup), both rings busy-polling 50 us, 20000 pings; the client then
+# keeps its ring open LINGER seconds (60). Returns once the client printed
+# its RTT; outputs in $T/server.out and $T/client.out.
+busy_pingpong() {
+	bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
+		--napi-busy-poll-us 50 >"$T/server.out"
+	wait_line "$T/server.out" '^ring '
+	bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
+		--count 20000 --napi-busy-poll-us 50 --linger "${1:-60}" >"$T/client.out"
+	wait_line "$T/client.out" '^rtt ' 60
 }
 
 # AGENT_EXEC ARGS... -- CMD...: uringtune exec against this test's daemon's

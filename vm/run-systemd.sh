@@ -27,6 +27,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
+. "$ROOT/vm/console-lib.sh"
 QEMU=${QEMU:-qemu-system-x86_64}
 MEM_MB=${UT_VM_MEM_MB:-1024}
 CPUS=2
@@ -88,20 +89,7 @@ nice -n "$NICE" timeout -k 5 "$timeout" "$QEMU" "${cpu[@]}" -m "$MEM_MB" -smp $C
 	-device nvme,id=nvme0,serial=utvm0 \
 	-device nvme-ns,drive=root,bus=nvme0,nsid=1 \
 	-device nvme-ns,drive=payload,bus=nvme0,nsid=2 </dev/null 2>&1 |
-while IFS= read -r line; do
-	line=${line%$'\r'}
-	printf '%s\n' "$line" >>"$log"
-	case $line in
-	*"UTVM: BOOT "*)
-		echo "$(date +%s.%N) $start" | awk '{ printf "%.2f\n", $1 - $2 }' >"$tmp/boot_s" ;;
-	*"UTVM: EXIT "*)
-		l=${line#*UTVM: EXIT }
-		echo "${l%% *}" >"$tmp/exit" ;;
-	esac
-	case $line in
-	*UTVM:*) printf '%s\n' "UTVM:${line#*UTVM:}" ;;
-	esac
-done
+	console_read "$log" "$tmp" "$start"
 qemu_rc=${PIPESTATUS[0]}
 run_s=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.2f\n", $1 - $2 }')
 

@@ -28,6 +28,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
+. "$ROOT/vm/console-lib.sh"
 QEMU=${QEMU:-qemu-system-x86_64}
 MEM_MB=${UT_VM_MEM_MB:-1024}
 CPUS=2
@@ -142,24 +143,7 @@ boot() {
 		-append "console=ttyS0 quiet nvme.poll_queues=1 panic=-1 rdinit=/init" \
 		-drive "file=$tmp/disk.img,if=none,id=d0,format=raw" \
 		-device nvme,serial=utvm0,drive=d0 </dev/null 2>&1 |
-	while IFS= read -r line; do
-		line=${line%$'\r'}
-		printf '%s\n' "$line" >>"$log"
-		case $line in
-		*"UTVM: BOOT "*)
-			echo "$(date +%s.%N) $start" | awk '{ printf "%.2f\n", $1 - $2 }' >"$tmp/boot_s" ;;
-		*"UTVM: EXIT "*)
-			line=${line#*UTVM: EXIT }
-			echo "${line%% *}" >"$tmp/exit" ;;
-		*"KVM internal error"*)
-			# the vCPU stopped but QEMU stays up: end it now, not at the timeout
-			echo "$line" >"$tmp/kvm_error"
-			[ ! -f "$tmp/qemu.pid" ] || kill "$(cat "$tmp/qemu.pid")" 2>/dev/null ;;
-		esac
-		case $line in
-		*UTVM:*) printf '%s\n' "UTVM:${line#*UTVM:}" ;;
-		esac
-	done
+	console_read "$log" "$tmp" "$start"
 	qemu_rc=${PIPESTATUS[0]}
 	[ -z "$watch" ] || kill "$watch" 2>/dev/null
 	run_s=$(echo "$(date +%s.%N) $start" | awk '{ printf "%.2f\n", $1 - $2 }')

@@ -43,8 +43,8 @@ expect_error 2 "uringtune: --hybrid: expected on, off or auto, got 'sometimes'" 
 start_daemon mode=tune
 bg "$B/ringhold" --count 2 >"$T/h.out"
 wait_line "$T/h.out" '^ready'
-read -r pid fd1 < <(grep '^ring ' "$T/h.out" | sed -n 1p | sed -E 's/.*pid=([0-9]+) fd=([0-9]+).*/\1 \2/')
-read -r _ fd2 < <(grep '^ring ' "$T/h.out" | sed -n 2p | sed -E 's/.*pid=([0-9]+) fd=([0-9]+).*/\1 \2/')
+read -r pid fd1 < <(ring_n_of "$T/h.out" 1)
+read -r _ fd2 < <(ring_n_of "$T/h.out" 2)
 bg "$B/ringhold" --comm ut-other >"$T/o.out"
 wait_line "$T/o.out" '^ready'
 read -r opid ofd < <(ring_of "$T/o.out")

@@ -47,12 +47,7 @@ expect_error 2 "^uringtune: --ring: expected PID:FD \(.*\), got '1:-2'" "${U[@]}
 expect_error 2 "go with status only" "${U[@]}" reset --watch
 
 # --- real traffic: a ping-pong busy-polling 50 us on both rings
-bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
-	--napi-busy-poll-us 50 >"$T/server.out"
-wait_line "$T/server.out" '^ring '
-bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
-	--count 20000 --napi-busy-poll-us 50 --linger 60 >"$T/client.out"
-wait_line "$T/client.out" '^rtt ' 60
+busy_pingpong
 read -r cpid cfd <<<"$(ring_of "$T/client.out")"
 expect_ring "$cpid" "$cfd" '.busy_poll.paid_off > 0 and (.busy_poll.hist_log2_ns | add) > 0'
 

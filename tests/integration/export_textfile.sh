@@ -24,12 +24,7 @@ netns_setup
 # every second, as it was every tick: the test needs no 15 s waits
 start_daemon textfile_dir="$T/textfile" interval_s=1
 
-bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
-	--napi-busy-poll-us 50 >"$T/server.out"
-wait_line "$T/server.out" '^ring '
-bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
-	--count 20000 --napi-busy-poll-us 50 --linger 60 >"$T/client.out"
-wait_line "$T/client.out" '^rtt ' 60
+busy_pingpong
 read -r cpid cfd < <(ring_of "$T/client.out")
 bg "$B/ringhold" >"$T/hold.out"
 wait_line "$T/hold.out" '^ready'

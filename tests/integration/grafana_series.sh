@@ -40,12 +40,7 @@ echo "dashboard: schemaVersion $(jq .schemaVersion "$DASH"), $(jq '[.panels[] | 
 # a real export, every family with samples
 netns_setup
 start_daemon textfile_dir="$T/textfile" interval_s=1 ring_histograms=yes
-bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7000 \
-	--napi-busy-poll-us 50 >"$T/server.out"
-wait_line "$T/server.out" '^ring '
-bg ip netns exec "$NS_A" "$B/pingpong" client --connect 198.18.0.2:7000 \
-	--count 20000 --napi-busy-poll-us 50 --linger 60 >"$T/client.out"
-wait_line "$T/client.out" '^rtt ' 60
+busy_pingpong
 # a pair that leaves NAPI to uringtune, pinging every 5 ms: observe mode advises it
 bg ip netns exec "$NS_B" "$B/pingpong" server --bind 198.18.0.2:7001 >"$T/server2.out"
 wait_line "$T/server2.out" '^ring '

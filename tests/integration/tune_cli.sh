@@ -14,8 +14,8 @@ wait_for 5 grep -q 'configuration reloaded' "$T/daemon.log" || fail "reload fail
 
 bg "$B/ringhold" --count 2 >"$T/h.out"
 wait_line "$T/h.out" '^ready'
-read -r pid fd1 < <(grep '^ring ' "$T/h.out" | sed -n 1p | sed -E 's/.*pid=([0-9]+) fd=([0-9]+).*/\1 \2/')
-read -r _ fd2 < <(grep '^ring ' "$T/h.out" | sed -n 2p | sed -E 's/.*pid=([0-9]+) fd=([0-9]+).*/\1 \2/')
+read -r pid fd1 < <(ring_n_of "$T/h.out" 1)
+read -r _ fd2 < <(ring_n_of "$T/h.out" 2)
 expect_napi "$pid" "$fd1" '^enabled/dynamic/50000/false$'
 expect_napi "$pid" "$fd2" '^enabled/dynamic/50000/false$'
 
