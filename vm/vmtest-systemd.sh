@@ -75,8 +75,9 @@ if [ -z "$unit_err" ]; then
 	echo "vmtest-systemd: the packaged unit keeps all $(grep -cvE '^[[:space:]]*(#|$)' "$ROOT/systemd/uringtune.service") directive lines of systemd/uringtune.service"
 fi
 
-if ! rootfs=$("$ROOT/vm/build-rootfs.sh" --deb "$deb" 2>"$tmp/rootfs.err"); then
-	rc=$?
+rc=0
+rootfs=$("$ROOT/vm/build-rootfs.sh" --deb "$deb" 2>"$tmp/rootfs.err") || rc=$?
+if [ $rc -ne 0 ]; then
 	why="the root file system: $(tail -n 1 "$tmp/rootfs.err")"
 	for s in "${series[@]}"; do
 		if [ $rc -eq 3 ]; then echo "SKIP vm-systemd $s: $why"; else echo "FAIL vm-systemd $s: $why"; fi
