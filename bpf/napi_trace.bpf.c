@@ -385,15 +385,17 @@ int BPF_PROG(on_ring_create, int fd, void *ctxp, __u32 sq_entries,
  * only through them) and on the first of every 128 waits (dynamic tracking
  * learns and forgets as traffic comes).
  */
-static __always_inline void read_kernel_ids(struct io_ring_ctx *ctx, struct ut_ring_stats *rs)
+/*
+ * Walk ctx->napi_list (a ring_has_napi() kernel): the first UT_MAX_NAPI_IDS
+ * ids into @ids, the number of entries (up to MAX_KERNEL_NAPI_WALK) returned.
+ */
+static __always_inline __u32 walk_napi_ids(struct io_ring_ctx *ctx, __u32 *ids)
 {
 	struct io_ring_ctx___napi *napi = (void *)ctx;
-	__u32 ids[UT_MAX_NAPI_IDS] = {}, n = 0;
 	struct list_head *pos, *head;
+	__u32 n = 0;
 	int i;
 
-	if (!ring_has_napi(ctx))
-		return;
 	head = ring_napi_head(ctx);
 	pos = BPF_CORE_READ(napi, napi_list.next);
 	for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
@@ -402,6 +404,16 @@ static __always_inline void read_kernel_ids(struct io_ring_ctx *ctx, struct ut_r
 		n++;
 		pos = BPF_CORE_READ(pos, next);
 	}
+	return n;
+}
+
+static __always_inline void read_kernel_ids(struct io_ring_ctx *ctx, struct ut_ring_stats *rs)
+{
+	__u32 ids[UT_MAX_NAPI_IDS] = {}, n;
+
+	if (!ring_has_napi(ctx))
+		return;
+	n = walk_napi_ids(ctx, ids);
 	__builtin_memcpy(rs->kernel_napi_ids, ids, sizeof(ids));
 	rs->n_kernel_ids = n;
 	rs->kernel_ids_reads++;
@@ -777,7 +789,6 @@ int rings_iter(struct bpf_iter__task_file *it)
 	struct file *file = it->file;
 	struct ut_ring_rec rec = {};
 	struct io_ring_ctx *ctx;
-	struct list_head *pos, *head;
 	char name[sizeof(ring_name)];
 	int i;
 
@@ -803,16 +814,8 @@ int rings_iter(struct bpf_iter__task_file *it)
 	rec.setup_flags = BPF_CORE_READ(ctx, flags);
 	read_napi_state(ctx, &rec.napi);
 
-	if (ring_has_napi(ctx)) {
-		head = ring_napi_head(ctx);
-		pos = BPF_CORE_READ((struct io_ring_ctx___napi *)ctx, napi_list.next);
-		for (i = 0; i < MAX_KERNEL_NAPI_WALK && pos && pos != head; i++) {
-			if (i < UT_MAX_NAPI_IDS)
-				rec.kernel_napi_ids[i] = napi_entry_id(pos);
-			rec.n_kernel_ids++;
-			pos = BPF_CORE_READ(pos, next);
-		}
-	}
+	if (ring_has_napi(ctx))
+		rec.n_kernel_ids = walk_napi_ids(ctx, rec.kernel_napi_ids);
 
 	bpf_seq_write(seq, &rec, sizeof(rec));
 	return 0;

@@ -21,12 +21,3 @@ void paid_hist_step(struct paid_hist *host, struct paid_hist *seen,
 	host->ns += s->busy_ns - seen->ns;
 	seen->ns = s->busy_ns;
 }
-
-uint64_t paid_hist_count(const struct paid_hist *h)
-{
-	uint64_t n = 0;
-
-	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
-		n += h->hist[i];
-	return n;
-}

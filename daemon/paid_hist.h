@@ -33,7 +33,4 @@ struct paid_hist {
 void paid_hist_step(struct paid_hist *host, struct paid_hist *seen,
 		    const struct ut_ring_stats *s);
 
-/* the windows timed: the sum of the slots */
-uint64_t paid_hist_count(const struct paid_hist *h);
-
 #endif /* UT_PAID_HIST_H */

@@ -31,6 +31,7 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
+. "$ROOT/vm/modules-lib.sh"
 # where the machine's apt sources are read from (tests point it elsewhere)
 SOURCES_DIR=${UT_VM_APT_SOURCES:-/etc/apt/sources.list.d}
 APTDIR=$CACHE/apt
@@ -190,42 +191,16 @@ download() {
 # Copy NVMe's modules (and what they need, per modules.dep) when the kernel
 # has it as a module; the init loads modules/*.ko in the order of modules.load.
 copy_nvme_modules() {
-	local root=$1 out=$2 krel=$3 mdir dep m want todo=() seen=" " d
-	mdir=$(ls -d "$root"/usr/lib/modules/"$krel" "$root"/lib/modules/"$krel" 2>/dev/null | head -n 1)
-	[ -n "$mdir" ] || return 1
-	# packages leave modules.dep to depmod at install time
-	if [ ! -f "$mdir/modules.dep" ]; then
-		[ -e "$root/lib/modules/$krel" ] || { mkdir -p "$root/lib/modules" && ln -s "$mdir" "$root/lib/modules/$krel"; }
-		depmod -b "$root" "$krel" 2>/dev/null || return 1
-	fi
-	[ -f "$mdir/modules.dep" ] || return 1
-	dep=$mdir/modules.dep
+	local root=$1 out=$2 krel=$3 mdir list m d
+	mdir=$(modules_dir "$root" "$krel") || return 1
+	# dependencies first
+	list=$(modules_closure "$mdir/modules.dep" ${UT_VM_MODULES:-nvme-core nvme}) || return 1
+	[ -n "$list" ] || return 1
 	mkdir -p "$out/modules"
 	: >"$out/modules.load"
-	# depth-first, dependencies first
-	add() {
-		local path=$1 line d2
-		case $seen in *" $path "*) return ;; esac
-		seen="$seen$path "
-		line=$(grep -m1 "^$path:" "$dep") || return 1
-		for d2 in ${line#*:}; do add "$d2" || return 1; done
-		todo+=("$path")
-	}
-	for want in ${UT_VM_MODULES:-nvme-core nvme}; do
-		m=$(grep -oE "^[^:]*/$want\\.ko(\\.xz|\\.zst|\\.gz)?:" "$dep" | head -n 1)
-		[ -n "$m" ] || continue
-		add "${m%:}" || return 1
-	done
-	[ ${#todo[@]} -gt 0 ] || return 1
-	for m in "${todo[@]}"; do
+	for m in $list; do
 		d=$out/modules/$(basename "$m")
-		cp "$mdir/$m" "$d" || return 1
-		# busybox insmod takes plain .ko only
-		case $d in
-		*.xz) xz -d "$d" || return 1; d=${d%.xz} ;;
-		*.zst) zstd -q -d --rm "$d" || return 1; d=${d%.zst} ;;
-		*.gz) gzip -d "$d" || return 1; d=${d%.gz} ;;
-		esac
+		cp "$mdir/$m" "$d" && d=$(module_unpack "$d") || return 1
 		basename "$d" >>"$out/modules.load"
 	done
 }

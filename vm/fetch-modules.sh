@@ -22,6 +22,7 @@ set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
 APTDIR=$CACHE/apt
+. "$ROOT/vm/modules-lib.sh"
 
 [ $# -ge 2 ] || { sed -n '3,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 kdir=$1
@@ -64,44 +65,25 @@ bytes=$(cat "$tmp"/*.deb | wc -c)
 for p in "$tmp"/*.deb; do
 	dpkg-deb -x "$p" "$tmp/root" || { echo "fetch-modules: dpkg-deb -x $(basename "$p") failed" >&2; exit 1; }
 done
-mdir=$(ls -d "$tmp/root/usr/lib/modules/$krel" "$tmp/root/lib/modules/$krel" 2>/dev/null | head -n 1)
-[ -n "$mdir" ] || { echo "fetch-modules: ${pkgs[*]} hold no modules of $krel" >&2; exit 1; }
-# packages leave modules.dep to depmod at install time
-# (the host's depmod reads BASE/lib/modules; 7.x packages use /usr/lib)
-[ -e "$tmp/root/lib/modules/$krel" ] || { mkdir -p "$tmp/root/lib/modules" && ln -s "$mdir" "$tmp/root/lib/modules/$krel"; }
-depmod -b "$tmp/root" "$krel" || { echo "fetch-modules: depmod failed" >&2; exit 1; }
+mdir=$(modules_dir "$tmp/root" "$krel") ||
+	{ echo "fetch-modules: ${pkgs[*]} hold no modules of $krel, or depmod failed" >&2; exit 1; }
 dep=$mdir/modules.dep
-[ -f "$dep" ] || { echo "fetch-modules: no modules.dep for $krel" >&2; exit 1; }
 
+for m in "${want[@]}"; do
+	[ -n "$(module_path "$dep" "$m")" ] && continue
+	# built in: nothing to copy
+	grep -qE "/${m//-/[-_]}\\.ko\$" "$mdir/modules.builtin" 2>/dev/null && continue
+	echo "fetch-modules: $krel has no module $m (neither a .ko nor built in)" >&2
+	exit 1
+done
+list=$(modules_closure "$dep" "${want[@]}") ||
+	{ echo "fetch-modules: modules.dep of $krel does not hold what ${want[*]} need" >&2; exit 1; }
 dst=$tmp/out/lib/modules/$krel
 mkdir -p "$dst"
-seen=" "
-add() {
-	local path=$1 line d d2
-	case $seen in *" $path "*) return 0 ;; esac
-	seen="$seen$path "
-	line=$(grep -m1 "^$path:" "$dep") || return 1
-	for d2 in ${line#*:}; do add "$d2" || return 1; done
-	d=$dst/$path
-	mkdir -p "$(dirname "$d")"
-	cp "$mdir/$path" "$d" || return 1
-	case $d in
-	*.xz) xz -d "$d" ;;
-	*.zst) zstd -q -d --rm "$d" ;;
-	*.gz) gzip -d "$d" ;;
-	esac
-}
-n=0
-for m in "${want[@]}"; do
-	path=$(grep -oE "^[^:]*/${m//-/[-_]}\\.ko(\\.xz|\\.zst|\\.gz)?:" "$dep" | head -n 1)
-	if [ -z "$path" ]; then
-		# built in: nothing to copy
-		grep -qE "/${m//-/[-_]}\\.ko\$" "$mdir/modules.builtin" 2>/dev/null && continue
-		echo "fetch-modules: $krel has no module $m (neither a .ko nor built in)" >&2
-		exit 1
-	fi
-	add "${path%:}" || { echo "fetch-modules: copying $m and its dependencies failed" >&2; exit 1; }
-	n=$((n + 1))
+for path in $list; do
+	mkdir -p "$(dirname "$dst/$path")"
+	cp "$mdir/$path" "$dst/$path" && module_unpack "$dst/$path" >/dev/null ||
+		{ echo "fetch-modules: copying $path failed" >&2; exit 1; }
 done
 cp "$mdir"/modules.builtin* "$mdir/modules.order" "$dst/" 2>/dev/null
 depmod -b "$tmp/out" "$krel" || { echo "fetch-modules: depmod of the copy failed" >&2; exit 1; }

@@ -18,6 +18,16 @@ static struct ut_ring_stats stats(unsigned int slot, uint64_t n, uint64_t ns)
 	return s;
 }
 
+/* the windows timed: the sum of the slots */
+static uint64_t paid_hist_count(const struct paid_hist *h)
+{
+	uint64_t n = 0;
+
+	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
+		n += h->hist[i];
+	return n;
+}
+
 UT_TEST(sums_rings_growth)
 {
 	struct paid_hist host = { 0 }, a = { 0 }, b = { 0 };
