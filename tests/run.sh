@@ -10,10 +10,41 @@
 #   N passed, N failed, N skipped
 #
 # TESTS="name ..." runs only those integration tests (file names without .sh).
-# Each integration test has 300 s; a line "# timeout: SECONDS" in its first
-# 20 lines gives it more (the VM tests, which boot several kernels).
+# Each integration test is killed after 300 s; a line "# timeout: SECONDS" in
+# its first 20 lines gives it more (the VM tests, which boot several kernels).
+# Its budget, the time it should take on an idle machine like ours, is 180 s,
+# or 300 s for one that boots guests ("# budget: 300"); a test over its
+# budget is named in the closing summary (a time is a number to look at,
+# not a verdict: the suite must pass on a loaded machine too).
+#
+# LOAD=N runs N CPU-bound processes at normal priority beside the whole
+# suite (from the first unit test to the last integration test), to show
+# that nothing in it depends on a quiet machine: `make check LOAD=2`.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+
+LOAD=${LOAD:-0}
+if ! [[ $LOAD =~ ^[0-9]+$ ]] || [ "$LOAD" -gt 64 ]; then
+	echo "tests/run.sh: LOAD='$LOAD': expected a number of CPU-bound processes, 0 to 64" >&2
+	exit 2
+fi
+load_pids=()
+stop_load() {
+	[ ${#load_pids[@]} -eq 0 ] || kill "${load_pids[@]}" 2>/dev/null
+	load_pids=()
+}
+trap stop_load EXIT
+trap 'stop_load; exit 130' INT TERM
+for ((i = 0; i < LOAD; i++)); do
+	# a plain busy loop at the default nice value, on any CPU the scheduler picks
+	bash -c 'while :; do :; done' &
+	load_pids+=($!)
+done
+[ "$LOAD" -eq 0 ] ||
+	echo "load: $LOAD CPU-bound processes beside the suite (pids ${load_pids[*]}), on $(nproc) CPUs"
+suite_start=$(date +%s)
+# "SECONDS NAME BUDGET" of every test, for the closing summary
+times=()
 
 passed=0
 failed=0
@@ -29,8 +60,10 @@ mkdir -p "$logdir"
 for bin in build/tests/test_* tests/unit/sanitized.sh tests/fuzz/replay.sh; do
 	[ -x "$bin" ] || continue
 	name=$(basename "$bin")
+	start=$(date +%s)
 	out=$("$bin" 2>&1)
 	rc=$?
+	times+=("$(( $(date +%s) - start )) $name 180")
 	echo "$out" | grep -E '^(PASS|FAIL) '
 	p=$(echo "$out" | grep -c '^PASS ')
 	f=$(echo "$out" | grep -c '^FAIL ')
@@ -61,10 +94,13 @@ for t in tests/integration/*.sh; do
 	fi
 	limit=$(head -n 20 "$t" | sed -n 's/^# timeout: \([0-9][0-9]*\)$/\1/p' | head -n 1)
 	limit=${limit:-300}
+	budget=$(head -n 20 "$t" | sed -n 's/^# budget: \([0-9][0-9]*\)$/\1/p' | head -n 1)
+	budget=${budget:-180}
 	echo "RUN  $name ..."
 	timeout --kill-after=10 "$limit" bash "$t" >"$log" 2>&1
 	rc=$?
 	secs=$(( $(date +%s) - start ))
+	times+=("$secs $name $budget")
 	case $rc in
 	0)
 		echo "PASS $name (${secs}s)"
@@ -76,13 +112,24 @@ for t in tests/integration/*.sh; do
 		;;
 	*)
 		[ $rc -eq 124 ] && echo "    timed out after $limit s" >>"$log"
-		echo "FAIL $name (${secs}s, exit $rc); last lines of $log:"
+		echo "FAIL $name (${secs}s, exit $rc); its log is $log; the last lines:"
 		tail -n 25 "$log" | sed 's/^/    /'
 		failed=$((failed + 1))
 		failures+=("FAIL $name")
 		;;
 	esac
 done
+
+stop_load
+# the ten slowest, and every test over its budget (a number, not a verdict)
+echo
+with=
+[ "$LOAD" -eq 0 ] || with=" with LOAD=$LOAD"
+echo "slowest (seconds, budget)$with; the suite took $(( $(date +%s) - suite_start )) s:"
+printf '%s\n' "${times[@]}" | sort -rn | head -n 10 |
+	awk '{ printf "  %4d  %-28s %s\n", $1, $2, ($1 > $3 ? "OVER its budget of " $3 " s" : "(" $3 ")") }'
+printf '%s\n' "${times[@]}" | sort -rn | tail -n +11 |
+	awk '$1 > $3 { printf "  %4d  %-28s OVER its budget of %d s\n", $1, $2, $3 }'
 
 if [ ${#failures[@]} -gt 0 ]; then
 	echo
