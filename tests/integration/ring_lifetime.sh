@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
-# Acceptance 2f: a ring whose process exits leaves status within 2 s; 1000
-# rings opened and closed leave no registry entry and no BPF map entry.
+# Acceptance 2f: a ring whose process exits leaves status (the time it took
+# is printed; bench/reaction.sh's "ring gone from status after close" target
+# holds it to 2 s); 1000 rings opened and closed leave no registry entry and
+# no BPF map entry.
 # Twice, with room for 1024 rings: a slot not given back would make the
 # second round drop rings.
 . "$(dirname "$0")/../lib.sh"
@@ -19,9 +21,9 @@ fd=$(field fd "$r")
 expect_ring "$pid" "$fd" '.comm == "ringhold"'
 wait "$hold"
 gone() { [ -z "$(ring "$pid" "$fd")" ]; }
-start=$(date +%s%N)
-wait_for 2 gone || fail "ring pid=$pid fd=$fd still listed 2 s after its process exited"
-echo "ring gone from status $(( ($(date +%s%N) - start) / 1000000 )) ms after exit"
+# (measured here: 0.03-0.04 s)
+wait_for_timed 30 "ring gone from status (its process exited)" gone ||
+	fail "ring pid=$pid fd=$fd still listed 30 s after its process exited: $(ring "$pid" "$fd")"
 
 # 2. churn: 1000 rings created and closed by a process that stays alive
 # other rings on the host stay as they are; idle ones have no map entry yet
@@ -39,7 +41,13 @@ for round in 1 2; do
 	bg "$B/ringhold" --churn 1000 --hold 60 >"$T/churn$round.out"
 	churn_pid=${BG_PIDS[-1]}
 	wait_line "$T/churn$round.out" '^churned count=1000' 60
-	wait_for 3 clean || { status_json | jq .daemon; fail "registry or map not clean after churn $round"; }
+	# (measured here: 0.1 s)
+	wait_for_timed 30 "churn $round: registry and BPF map as before" clean || {
+		status_json | jq .daemon
+		fail "churn $round: not clean within 30 s: $(status_json | jq -c --argjson p "$churn_pid" \
+			'{rings_of_churner: [.rings[] | select(.pid == $p)] | length, rings: .daemon.rings,
+			  ring_map_entries: .daemon.ring_map_entries}'), expected rings $baseline, ring_map_entries $map_baseline"
+	}
 done
 untraced=$(status_json | jq .daemon.rings_untraced)
 [ "$untraced" = 0 ] || fail "$untraced rings found no free BPF slot: slots are not given back"
