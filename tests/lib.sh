@@ -68,6 +68,25 @@ wait_for() {
 	done
 }
 
+# wait_for_timed SECONDS LABEL CMD...: wait_for, and say how long it took:
+# "# LABEL after 0.42 s (bound 30 s)", or "# LABEL: not within 30 s" (then
+# returns 1). The time waited, in ms, is left in WAITED_MS. For waits on an
+# event whose timing is a bench target: the bound only says "it came".
+WAITED_MS=
+wait_for_timed() {
+	local secs=$1 label=$2 t0 rc=0
+	shift 2
+	t0=$(date +%s%N)
+	wait_for "$secs" "$@" || rc=$?
+	WAITED_MS=$((($(date +%s%N) - t0) / 1000000))
+	if [ $rc = 0 ]; then
+		log "$label after $((WAITED_MS / 1000)).$(printf %02d $((WAITED_MS % 1000 / 10))) s (bound $secs s)"
+	else
+		log "$label: not within $secs s"
+	fi
+	return $rc
+}
+
 # the shipped configuration with this test's socket, state and export
 # directories (never the host's)
 write_config() {

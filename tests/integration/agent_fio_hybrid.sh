@@ -26,7 +26,7 @@ no_fio_ring() {
 fio_ring() {
 	local name=$1 run=()
 	shift
-	wait_for 5 no_fio_ring || fail "the last fio's ring is still listed"
+	wait_for 30 no_fio_ring || fail "the last fio's ring is still listed"
 	[ $# -eq 0 ] || run=("${AGENT_EXEC[@]}" "$@" --)
 	bg "${run[@]}" fio --name="$name" --filename="$T/data" --size=4M --direct=1 \
 		--ioengine=io_uring --hipri=1 --rw=randread --bs=4k --iodepth=1 \

@@ -68,7 +68,7 @@ echo "daemon.agent: $a"
 jq -e '.rings == 2 and .rings_managed == 2 and .napi_registered == 2 and .napi_failed == 0' \
 	<<<"$a" >/dev/null || fail "agent counts: $a"
 # the export counts them apart too
-wait_for 3 grep -q '^uringtune_agent_rings{managed="true"} 2$' "$T/textfile/uringtune.prom" ||
+wait_for 30 grep -q '^uringtune_agent_rings{managed="true"} 2$' "$T/textfile/uringtune.prom" ||
 	fail "export: $(grep agent "$T/textfile/uringtune.prom")"
 # nothing was journaled (the agent's page is their record) and nothing failed
 s=$(status_json | jq -c '.daemon | {journal_entries, actions_failed}')

@@ -72,9 +72,11 @@ peer() {
 }
 
 # status_group = nogroup: nobody (its primary group) may connect and read, as
-# a member of the status group would; its clients then meet the per-user cap
-start_daemon mode=tune exclude_comm=ut-bulk status_group=nogroup
-bg "$B/ringhold" >"$T/h.out"
+# a member of the status group would; its clients then meet the per-user cap.
+# It tunes this test's one ring only (not the bulk, nor other tests' rings on
+# the host: the journal must then hold that one ring alone)
+start_daemon mode=tune include_comm=ut-hostile exclude_comm=ut-bulk status_group=nogroup
+bg "$B/ringhold" --comm ut-hostile >"$T/h.out"
 wait_line "$T/h.out" '^ready'
 read -r pid fd < <(ring_of "$T/h.out")
 expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$'
@@ -83,8 +85,12 @@ expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$'
 bg "$B/ringhold" --comm ut-bulk --count "$BULK" >"$T/bulk.out"
 bulk_pid=${BG_PIDS[-1]}
 wait_line "$T/bulk.out" '^ready' 60
-wait_for 30 sh -c "$B/uringtune --socket $SOCK status --json | jq -e '.rings | length > $BULK'" ||
-	fail "the $BULK rings did not show up"
+# bulk_listed: how many of the bulk's rings status lists
+bulk_listed() { status_json | jq '[.rings[] | select(.comm == "ut-bulk")] | length'; }
+bulk_up() { [ "$(bulk_listed)" = "$BULK" ]; }
+bulk_gone() { [ "$(bulk_listed)" = 0 ]; }
+wait_for_timed 60 "the $BULK bulk rings listed" bulk_up ||
+	fail "$(bulk_listed) of the $BULK bulk rings listed after 60 s"
 log "status reply: $(status_json | wc -c) bytes, $(status_json | jq '.rings | length') rings"
 base=()
 for _ in 1 2 3 4 5; do base+=("$(status_ms)"); done
@@ -169,7 +175,8 @@ done
 alive "over-long and ambiguous requests"
 sleep 1.2
 expect_napi "$pid" "$fd" '^enabled/dynamic/50000/false$' 1
-[ "$(status_json | jq .daemon.journal_entries)" = 1 ] || fail "the journal changed"
+journal=$(status_json | jq .daemon.journal_entries)
+[ "$journal" = 1 ] || fail "the journal changed: $journal entries, expected 1 (the ring pid=$pid fd=$fd)"
 
 # 8. 60 readers that stall, each with a status reply unread: the daemon holds
 # a batch of each (and the rings' addresses), not the reply
@@ -186,29 +193,54 @@ alive "60 readers that stalled"
 # whole replies would be 60 x $reply_kb KB; a quarter of it is far above a batch each
 log "60 stalled readers: daemon RSS $before -> $during KB (whole replies: $((60 * reply_kb)) KB)"
 [ $((during - before)) -lt $((60 * reply_kb / 4)) ] ||
-	fail "the daemon grew by $((during - before)) KB for 60 stalled readers"
+	fail "the daemon grew by $((during - before)) KB for 60 stalled readers ($before -> $during KB), expected < $((60 * reply_kb / 4)) KB (a quarter of 60 whole replies)"
 
 # 9. a reader pauses mid-reply; meanwhile the $BULK rings go away: the rest of
-# its reply leaves them out and is still one JSON line
-mkfifo "$T/go"
-"${PEER[@]}" pause-read --bytes 65536 --seconds 5 <"$T/go" >"$T/peer.out" 2>&1 &
-PEER_PID=$!
-exec 7>"$T/go"
-wait_line "$T/peer.out" '^paused'
-kill -TERM "$bulk_pid"
-# (the reader has until the deadline, 2 s from the answer, to read the rest)
-wait_for 2 sh -c "$B/uringtune --socket $SOCK status --json | jq -e '.daemon.rings < 10'" ||
-	fail "the $BULK rings were not seen gone"
-echo >&7
-exec 7>&-
-wait "$PEER_PID" || fail "the pausing reader failed: $(cat "$T/peer.out")"
-cat "$T/peer.out"
-grep -qE 'ended=eof newlines=1 json=ok rings=[0-9]+ daemon_rings=100[0-9]$' "$T/peer.out" ||
-	fail "the paused reply is not one whole JSON line of the rings it began with"
-read -r listed < <(sed -nE 's/.* rings=([0-9]+) daemon_rings=.*/\1/p' "$T/peer.out")
-[ "$listed" -lt "$BULK" ] || fail "the reply listed $listed rings: the gone ones were not left out"
+# its reply leaves them out and is still one JSON line. The reader has until
+# its deadline (CONTROL_DEADLINE_MS, 2 s from the answer) to read the rest:
+# an attempt in which the rings took longer than LATE_MS to go (on a loaded
+# host) checks nothing (the reader is dropped, rightly) and is made again
+# with fresh rings, up to 3 times. (Measured here: gone after 0.2-0.3 s;
+# bench/reaction.sh holds the time a ring takes to go to 2 s.)
+LATE_MS=1500
+for attempt in 1 2 3; do
+	rm -f "$T/go"
+	mkfifo "$T/go"
+	"${PEER[@]}" pause-read --bytes 65536 --seconds 5 <"$T/go" >"$T/peer.out" 2>&1 &
+	PEER_PID=$!
+	exec 7>"$T/go"
+	wait_line "$T/peer.out" '^paused'
+	t0=$(date +%s%N)
+	kill -TERM "$bulk_pid"
+	wait_for_timed 30 "attempt $attempt: the $BULK rings gone from status, a reply paused" bulk_gone ||
+		fail "$(bulk_listed) of the $BULK rings still listed 30 s after their process was killed"
+	echo >&7
+	exec 7>&-
+	late_ms=$((($(date +%s%N) - t0) / 1000000))
+	wait "$PEER_PID" || fail "the pausing reader failed: $(cat "$T/peer.out")"
+	cat "$T/peer.out"
+	grep -q 'ended=eof newlines=1 json=ok ' "$T/peer.out" && break
+	[ "$late_ms" -ge "$LATE_MS" ] ||
+		fail "the paused reply is not one whole JSON line (released $late_ms ms after the pause, within its deadline): $(cat "$T/peer.out")"
+	[ "$attempt" -lt 3 ] ||
+		fail "3 attempts, the rings took over $LATE_MS ms to go each time (last: $late_ms ms): the paused reply was never checked"
+	log "attempt $attempt: released $late_ms ms after the pause, past the reader's deadline: again"
+	bg "$B/ringhold" --comm ut-bulk --count "$BULK" >"$T/bulk.out"
+	bulk_pid=${BG_PIDS[-1]}
+	wait_line "$T/bulk.out" '^ready' 60
+	wait_for_timed 60 "the $BULK bulk rings listed again" bulk_up ||
+		fail "$(bulk_listed) of the $BULK bulk rings listed after 60 s"
+done
+read -r listed began < <(sed -nE 's/.* rings=([0-9]+) daemon_rings=([0-9]+)$/\1 \2/p' "$T/peer.out") || true
+# the reply began with the bulk in daemon.rings, and listed fewer rings than that
+[ "${began:-0}" -ge "$BULK" ] ||
+	fail "the paused reply's daemon.rings is '$began', expected >= $BULK (the bulk was listed when it began)"
+[ "$listed" -lt "$began" ] ||
+	fail "the reply listed $listed rings of the $began it began with: the gone ones were not left out"
+log "the paused reply listed $listed of the $began rings it began with"
 grep "client pid $PEER_PID: status of" "$T/daemon.log" |
-	grep -qE '\([1-9][0-9]* gone meanwhile\)' || fail "the daemon did not count rings gone mid-reply"
+	grep -qE '\([1-9][0-9]* gone meanwhile\)' ||
+	fail "the daemon did not count rings gone mid-reply: $(grep "client pid $PEER_PID: status of" "$T/daemon.log" || echo "no 'client pid $PEER_PID: status of' line in $T/daemon.log")"
 alive "rings gone mid-reply"
 
 # the daemon still does its job: SIGTERM restores the ring it tuned

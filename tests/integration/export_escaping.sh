@@ -14,7 +14,7 @@ read -r pid fd < <(ring_of "$T/hold.out")
 
 # the exposition format escapes \ " and newline in label values
 want='comm="q\"b\\s\nn"'
-wait_for 3 grep -qF "uringtune_ring_info{ring=\"$pid:$fd\",$want" "$PROM" ||
+wait_for 30 grep -qF "uringtune_ring_info{ring=\"$pid:$fd\",$want" "$PROM" ||
 	{ grep "ring=\"$pid:$fd\"" "$PROM" | head -3; fail "label not escaped as $want"; }
 promtool check metrics <"$PROM" || fail "promtool rejects the escaped file"
 

@@ -27,11 +27,11 @@ export_error() { status_json | jq -r '.daemon.export_error // ""'; }
 
 # 1. the directory itself swapped for a symlink by its owner's user
 start_daemon textfile_dir="$T/prom/textfile" interval_s=1
-wait_for 5 test -s "$T/prom/textfile/uringtune.prom" || fail "no export to begin with"
+wait_for 30 test -s "$T/prom/textfile/uringtune.prom" || fail "no export to begin with"
 as_owner mv "$T/prom/textfile" "$T/prom/textfile.real"
 as_owner ln -s "$T/victim" "$T/prom/textfile"
 refused() { export_error | grep -q "'textfile' is a symbolic link in a directory that uid 65534 (mode 0755) can write: not followed"; }
-wait_for 5 refused || fail "export_error: $(export_error)"
+wait_for 30 refused || fail "export_error: $(export_error)"
 echo "1. export_error: $(export_error)"
 sleep 1.2
 victim_intact "directory swapped for a symlink"
@@ -51,7 +51,7 @@ as_owner rmdir "$T/prom/sub"
 as_owner ln -s "$T/victim" "$T/prom/sub"
 start_daemon textfile_dir="$T/prom/sub/textfile" interval_s=1
 above() { export_error | grep -q "'sub' is a symbolic link in a directory that uid 65534"; }
-wait_for 5 above || fail "export_error: $(export_error)"
+wait_for 30 above || fail "export_error: $(export_error)"
 echo "2. export_error: $(export_error)"
 sleep 1.2
 stop_daemon
@@ -65,7 +65,7 @@ as_owner ln -s "$T/victim/uringtune.prom" "$T/prom/textfile/uringtune.prom"
 as_owner ln -s "$T/victim/.uringtune.prom.AAAAAA" "$T/prom/textfile/.uringtune.prom.BBBBBB"
 start_daemon textfile_dir="$T/prom/textfile" interval_s=1
 regular() { [ -f "$T/prom/textfile/uringtune.prom" ] && [ ! -L "$T/prom/textfile/uringtune.prom" ]; }
-wait_for 5 regular || fail "the planted symlink was not replaced by the file"
+wait_for 30 regular || fail "the planted symlink was not replaced by the file"
 [ ! -L "$T/prom/textfile/.uringtune.prom.BBBBBB" ] || fail "the stale-looking symlink is still there"
 [ -z "$(export_error)" ] || fail "export_error: $(export_error)"
 stop_daemon

@@ -54,7 +54,7 @@ ready() {
 	grep -qE "^uringtune_ring_advice_busy_poll_seconds\{ring=\"$cpid:$cfd\"," "$PROM" &&
 	grep -qE '^uringtune_host_busy_poll_paid_window_sampled_seconds_count [1-9]' "$PROM"
 }
-wait_for 15 ready || {
+wait_for 30 ready || {
 	grep -E "ring=\"($spid:$sfd|$cpid:$cfd)\"" "$PROM" | grep -v _bucket
 	fail "the export has not the server's histogram, the client's advice and the host's histogram yet (above)"
 }

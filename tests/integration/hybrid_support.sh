@@ -23,7 +23,7 @@ grep -E "info: hybrid IOPOLL: supported \(IORING_REGISTER_QUERY: setup flags 0x$
 	"$T/daemon.log" || fail "no start line: $(grep -i hybrid "$T/daemon.log")"
 
 prom=$T/textfile/uringtune.prom
-wait_for 10 grep -q '^uringtune_hybrid_supported{source="query"} 1$' "$prom" ||
+wait_for 30 grep -q '^uringtune_hybrid_supported{source="query"} 1$' "$prom" ||
 	fail "export: $(grep hybrid_supported "$prom")"
 grep '^uringtune_hybrid_supported' "$prom"
 

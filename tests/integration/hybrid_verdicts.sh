@@ -77,7 +77,7 @@ status_json | jq -e --arg f "$FILE" '.hybrid_verdicts_file == {"path": $f, "writ
 
 log "export: one verdict series a program, promtool passes"
 has_verdicts() { grep -q "^uringtune_hybrid_verdict{comm=\"fio\",exe=\"$FIO\",verdict=\"classic\"} 1$" "$PROM"; }
-wait_for 5 has_verdicts || fail "no fio verdict in $PROM: $(grep hybrid "$PROM")"
+wait_for 30 has_verdicts || fail "no fio verdict in $PROM: $(grep hybrid "$PROM")"
 grep -q "^uringtune_hybrid_measured_iops_change{comm=\"fio\",exe=\"$FIO\"} -0.4$" "$PROM" ||
 	fail "measured IOPS change: $(grep measured_iops "$PROM")"
 grep -q '^uringtune_hybrid_predicted_cpu_per_read_saving{comm="db",exe="/opt/db/bin/db"} 0.3$' "$PROM" ||

@@ -41,7 +41,7 @@ expect_napi "$bpid" "$bfd" '^enabled/'
 bg "$B/ringhold" --count 2 --comm ut-burst >"$T/few.out"
 wait_line "$T/few.out" '^ready'
 two_lines() { [ "$(grep -c 'info: ring .*comm=ut-burst.*NAPI busy polling on' "$T/daemon.log")" = 2 ]; }
-wait_for 5 two_lines ||
+wait_for 30 two_lines ||
 	fail "two new rings: $(grep -c 'info: ring .*NAPI busy polling on' "$T/daemon.log") info lines"
 [ "$(grep -c 'info: found' "$T/daemon.log")" = 1 ] || fail "a summary for two rings"
 echo "2. 30 rings at start: one summary line; 2 later: a line each"

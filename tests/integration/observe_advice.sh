@@ -84,7 +84,7 @@ read -r xpid xfd < <(ring_of "$T/xclient.out")
 advised() {
 	grep -qE "^uringtune_ring_advice_busy_poll_seconds\{ring=\"$pid:$fd\",comm=\"pingpong\"\} 0\\.00005$" "$PROM"
 }
-wait_for 5 advised || { grep advice "$PROM"; fail "no advice metric for the client ring"; }
+wait_for 30 advised || { grep advice "$PROM"; fail "no advice metric for the client ring"; }
 grep -q "^uringtune_ring_advice_busy_poll_seconds{ring=\"$xpid:" "$PROM" &&
 	fail "an excluded ring has an advice metric"
 promtool check metrics <"$PROM" || fail "promtool check metrics failed"

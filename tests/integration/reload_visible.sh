@@ -14,7 +14,7 @@ metric() { sed -n "s/^$1 //p" "$PROM"; }
 start_daemon mode=observe
 status_json | jq -e '.daemon.reload == {"last":"never","time":null,"error":null,"count_ok":0,"count_refused":0}' >/dev/null ||
 	fail "daemon.reload at start: $(status_json | jq -c .daemon.reload)"
-wait_for 5 test -s "$PROM" || fail "no $PROM"
+wait_for 30 test -s "$PROM" || fail "no $PROM"
 [ "$(metric uringtune_config_last_reload_success)" = 1 ] || fail "success at start: $(metric uringtune_config_last_reload_success)"
 [ "$(metric uringtune_config_last_reload_timestamp_seconds)" = 0 ] || fail "timestamp at start"
 
@@ -43,14 +43,14 @@ cp "$T/pub/bad.ini" "$CONF"
 before=$(date +%s)
 kill -HUP "$DAEMON_PID"
 refused() { status_json | jq -e '.daemon.reload.last == "refused"' >/dev/null; }
-wait_for 5 refused || fail "daemon.reload not refused: $(status_json | jq -c .daemon.reload)"
+wait_for 30 refused || fail "daemon.reload not refused: $(status_json | jq -c .daemon.reload)"
 r=$(status_json | jq -c .daemon.reload)
 echo "daemon.reload: $r"
 jq -e --argjson t "$before" '.count_refused == 1 and .count_ok == 0 and .time >= $t and
 	(.error | test("tracking: expected dynamic, static or auto"))' <<<"$r" >/dev/null ||
 	fail "daemon.reload after a refusal: $r"
 fresh() { [ "$(metric uringtune_config_last_reload_success)" = 0 ]; }
-wait_for 5 fresh || fail "metrics: success $(metric uringtune_config_last_reload_success)"
+wait_for 30 fresh || fail "metrics: success $(metric uringtune_config_last_reload_success)"
 [ "$(metric 'uringtune_config_reloads_total{result="refused"}')" = 1 ] || fail "refused count in metrics"
 [ "$(metric uringtune_config_last_reload_timestamp_seconds)" -ge "$before" ] || fail "timestamp in metrics"
 grep '^uringtune_config' "$PROM"
@@ -63,8 +63,8 @@ sed -n 2p "$T/table" | grep -q '^last reload refused at .*, the previous configu
 cp "$T/pub/good.ini" "$CONF"
 kill -HUP "$DAEMON_PID"
 ok() { status_json | jq -e '.daemon.reload | .last == "ok" and .error == null and .count_ok == 1 and .count_refused == 1' >/dev/null; }
-wait_for 5 ok || fail "daemon.reload after a good reload: $(status_json | jq -c .daemon.reload)"
+wait_for 30 ok || fail "daemon.reload after a good reload: $(status_json | jq -c .daemon.reload)"
 fresh() { [ "$(metric uringtune_config_last_reload_success)" = 1 ]; }
-wait_for 5 fresh || fail "metrics after a good reload"
+wait_for 30 fresh || fail "metrics after a good reload"
 ut status | grep -q 'last reload refused' && fail "the table still says refused"
 echo "reload refused, then ok: status, metrics and table follow"

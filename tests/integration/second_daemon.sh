@@ -75,7 +75,7 @@ sed -i -e 's/^mode = tune$/mode = observe/' -e 's/^tick_ms = .*/tick_ms = 200/' 
 mkdir -p "$T/b/textfile"
 bg "$B/uringtuned" -c "$T/b.ini" -v >"$T/b.log" 2>&1
 OBS=${BG_PIDS[-1]}
-wait_for 15 "$B/uringtune" --socket "$T/b/uringtune.sock" status --json ||
+wait_for 30 "$B/uringtune" --socket "$T/b/uringtune.sock" status --json ||
 	{ cat "$T/b.log"; fail "the observe daemon did not answer"; }
 # found with NAPI on: the tuning daemon's (in its journal, named by the
 # lock file), or the application's

@@ -169,7 +169,7 @@ start_capped() {
 	setpriv --bounding-set=-all,"$(setpriv_caps "${caps[@]}")" --inh-caps=-all -- \
 		"$B/uringtuned" -c "$CONF" -v >>"$T/daemon.log" 2>&1 &
 	DAEMON_PID=$!
-	wait_for 15 status_json || fail "uringtuned with ${caps[*]} did not answer within 15 s"
+	wait_for 30 status_json || fail "uringtuned with ${caps[*]} did not answer within 30 s"
 	local eff
 	eff=$(sed -n 's/^CapEff:\t*//p' "/proc/$DAEMON_PID/status")
 	[ "$eff" = "$(cap_mask "${caps[@]}")" ] ||

@@ -10,7 +10,7 @@ ut() { "$B/uringtune" --socket "$SOCK" "$@"; }
 start_daemon mode=tune
 sed -i 's/^\[select\]$/[select]\nexclude_comm = pingpong/' "$CONF"
 kill -HUP "$DAEMON_PID"
-wait_for 5 grep -q 'configuration reloaded' "$T/daemon.log" || fail "reload failed"
+wait_for 30 grep -q 'configuration reloaded' "$T/daemon.log" || fail "reload failed"
 
 bg "$B/ringhold" --count 2 >"$T/h.out"
 wait_line "$T/h.out" '^ready'
