@@ -103,7 +103,7 @@ log "NAPI ${NAPI_US} us ($napi_on): server CPU $((cpu_on / 1000)) us in $((wall_
 awk -v co="$cpu_off" -v wo="$wall_off" -v cn="$cpu_on" -v wn="$wall_on" -v u="$unpaid" 'BEGIN {
 	d = cn - co * wn / wo
 	printf "# (not checked) CPU difference %.1f ms, estimated unpaid spin %.1f ms, ratio %s\n",
-		d / 1e6, u / 1e6, d > 0 ? sprintf("%.2f", u / d) : "-" }'
+		d / 1e6, u / 1e6, (d > 0 ? sprintf("%.2f", u / d) : "-") }'
 [ "$windows" -gt 0 ] || fail "the server's ring (NAPI ${NAPI_US} us) had no busy-poll window in ${RUN_S} s"
 [ "$unpaid" -gt 0 ] || fail "the server's ring had $windows windows in ${RUN_S} s and no unpaid spin"
 [ "$unpaid" -le $(((windows + 1) * NAPI_US * 1000)) ] ||
