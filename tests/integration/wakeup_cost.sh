@@ -32,10 +32,11 @@ check_shape() {
 	port=$((port + 1))
 	# the ends on different CPUs: a wake-up crosses CPUs, as on a real host
 	ip netns exec "$NS_A" taskset -c 0 "$B/pingpong" server --bind 198.18.0.1:$port \
-		--quiet >/dev/null &
+		--quiet >"$T/server.out" &
 	sp=$!
 	BG_PIDS+=("$sp")
-	wait_for 5 ss -N "$NS_A" -uln "sport = :$port" -H | grep -q . 2>/dev/null || sleep 0.3
+	# bound once it printed its ring (a client sooner is refused: ECONNREFUSED)
+	wait_line "$T/server.out" '^ring '
 	ip netns exec "$NS_B" taskset -c 1 stdbuf -oL "$B/pingpong" client \
 		--connect 198.18.0.1:$port --linger 10 --quiet "$@" >"$T/out" &
 	cp=$!
