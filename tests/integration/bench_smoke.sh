@@ -19,6 +19,7 @@ env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS=
 	BURST=20 GAP_MS=1 \
 	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
 	MEASURE_S=2 WARMUP_S=1 TUNE_WAIT_S=3 \
+	RUN_S=1 WAKE_COUNT=2000 SPARSE_COUNT=50 NOSLEEP_COUNT=2000 \
 	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
 cat "$T/bench.out"
 
@@ -89,6 +90,22 @@ csv bursty_summary.csv "mode,rounds,cpu_us_per_ping,cpu_lo,cpu_hi,cpu_pct,vs_non
 png bursty.png
 table '^mode +cpu/ping +range +cpu% +vs_none'
 
+csv accuracy_bill.csv "round,mode,wall_ms,server_cpu_ms,windows,unpaid_ms,paid_ms,server_napi,cpu_pressure_ms"
+csv accuracy_wakeup.csv "round,shape,mode,rtt_avg_us,rtt_p50_us,measured_us,server_napi,cpu_pressure_ms"
+csv accuracy_nosleep.csv "round,ring,waits,no_sleep,share"
+csv accuracy.csv "round,metric,estimate,reference,ratio"
+csv accuracy_summary.csv "metric,rounds,median,lo,hi"
+png accuracy.png
+table '^metric +rounds +median +range'
+table '^bill unpaid/cpu-difference +1 '
+for m in off napi; do
+	awk -F, -v m="$m" '$2 == m' "$res/accuracy_bill.csv" | grep -q . || fail "accuracy_bill.csv: no $m run"
+done
+for s in b2b sparse; do
+	[ "$(awk -F, -v s="$s" '$2 == s' "$res/accuracy_wakeup.csv" | wc -l)" = 2 ] ||
+		fail "accuracy_wakeup.csv: shape $s lacks its run without or with NAPI"
+done
+
 csv agent.csv "round,workload,mode,value,p50_us,p99_us,server_napi"
 csv agent_summary.csv "workload,mode,metric,median,lo,hi,vs,ratio,round_ratio_lo,round_ratio_hi"
 png agent.png
@@ -128,7 +145,7 @@ csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"
 table '^== targets'
 table '^part +target +measured'
-for p in rtt overhead reaction footprint agent oracle; do
+for p in rtt overhead reaction footprint accuracy agent oracle; do
 	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
 done
 echo "bench harness: every part printed its table, wrote its CSV and its PNG"
