@@ -13,7 +13,9 @@
 #          STATUS_RUNS timed runs, median and min-max; RSS and idle CPU
 #          before the first query, RSS after the last.
 #   ROUNDS (default 3; QUICK 2), RING_COUNTS (default "0 100 1000"),
-#   INTERVAL seconds (10; QUICK 3), STATUS_RINGS (10000), STATUS_RUNS (9; QUICK 5)
+#   INTERVAL seconds (10; QUICK 3), STATUS_RINGS (10000), STATUS_RUNS (9; QUICK 5),
+#   FOOTPRINT_SETTLE seconds between the rings seen and the idle interval (1.2:
+#   a tick for their sweep); EXPORT_S (bench/lib.sh) for the waits on the export
 # CSV: RESULTS/footprint.csv, footprint_status.csv, footprint_big.csv;
 # plot footprint.png.
 . "$(dirname "$0")/lib.sh"
@@ -24,13 +26,15 @@ RING_COUNTS=${RING_COUNTS:-0 100 1000}
 INTERVAL=${INTERVAL:-$(quick 3 10)}
 STATUS_RINGS=${STATUS_RINGS:-10000}
 STATUS_RUNS=${STATUS_RUNS:-$(quick 5 9)}
+FOOTPRINT_SETTLE=${FOOTPRINT_SETTLE:-1.2}
 # rings per ringhold process: well under a default fd limit of 1024
 PER_PROC=500
 out=$RESULTS/footprint.csv
 st=$RESULTS/footprint_status.csv
 big=$RESULTS/footprint_big.csv
 
-part_banner "ROUNDS=$ROUNDS RING_COUNTS=\"$RING_COUNTS\" INTERVAL=$INTERVAL STATUS_RINGS=$STATUS_RINGS STATUS_RUNS=$STATUS_RUNS"
+part_banner "ROUNDS=$ROUNDS RING_COUNTS=\"$RING_COUNTS\" INTERVAL=$INTERVAL STATUS_RINGS=$STATUS_RINGS STATUS_RUNS=$STATUS_RUNS" \
+	"FOOTPRINT_SETTLE=$FOOTPRINT_SETTLE${EXPORT_S:+ EXPORT_S=$EXPORT_S}"
 targets_begin
 ulimit -n 65536 2>/dev/null || true
 
@@ -74,7 +78,7 @@ for r in $(seq 1 "$ROUNDS"); do
 		hold_rings "$n"
 		wait_for 30 seen "$n" || fail "the daemon did not see $n rings (export says $(prom_rings))"
 		# a tick for the new rings' sweep to settle, then the idle interval
-		sleep 1.2
+		sleep "$FOOTPRINT_SETTLE"
 		read -r cpu cpu_ns < <(idle_cpu "$INTERVAL")
 		rss=$(rss_kb "$DAEMON_PID")
 		echo "$r,$n,$rss,$cpu,$cpu_ns,$INTERVAL" >>"$out"
@@ -91,7 +95,7 @@ bench_daemon max_rings=$((STATUS_RINGS + 2048))
 hold_rings "$STATUS_RINGS"
 wait_for 60 seen "$STATUS_RINGS" ||
 	fail "the daemon did not see $STATUS_RINGS rings (export says $(prom_rings))"
-sleep 1.2
+sleep "$FOOTPRINT_SETTLE"
 read -r cpu cpu_ns < <(idle_cpu "$INTERVAL")
 rss0=$(rss_kb "$DAEMON_PID")
 echo "run,rings,view,ms,bytes" >"$st"

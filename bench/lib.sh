@@ -14,6 +14,11 @@
 #   PIN      1 (default): ping-pong client on CPU 0, server on CPU 1;
 #            0: the scheduler places them (see docs/BENCHMARKS.md)
 #   DAEMON_BIN  the uringtuned to measure (default build/uringtuned)
+#   EXPORT_S    the daemons' [export] interval_s (default: the shipped 15 s).
+#               footprint and scale wait for their rings in the textfile
+#               export: up to one interval per cell. The smoke test
+#               (tests/integration/bench_smoke.sh) sets 1; the daemon then
+#               writes its export every second, which its CPU includes.
 
 _bench_cwd=$PWD
 . "$(dirname "${BASH_SOURCE[0]}")/../tests/lib.sh"
@@ -129,9 +134,12 @@ rss_kb() {
 # (default build/uringtuned) measures another build, e.g. an older revision.
 # Tune-mode benchmarks pass include_comm=pingpong (or ringhold): the daemon
 # then leaves other io_uring users on a shared host alone; the tools' rings
-# are taken exactly as with the default "everyone".
+# are taken exactly as with the default "everyone". EXPORT_S (above) sets
+# its [export] interval_s; keys given win.
 bench_daemon() {
-	write_config "$@"
+	local keys=()
+	[ -z "${EXPORT_S:-}" ] || keys=("interval_s=$EXPORT_S")
+	write_config "${keys[@]}" "$@"
 	"${DAEMON_BIN:-$B/uringtuned}" -c "$CONF" >>"$T/daemon.log" 2>&1 &
 	DAEMON_PID=$!
 	wait_for 15 "$B/uringtune" --socket "$SOCK" status --json ||
@@ -139,12 +147,13 @@ bench_daemon() {
 }
 
 # prom_rings: the daemon's ring count from its textfile export (cheaper than
-# a status query, which also grows the daemon's heap)
+# a status query, which also grows the daemon's heap), written every
+# [export] interval_s (EXPORT_S)
 prom_rings() {
 	awk '$1 == "uringtune_rings" {print $2}' "$T/textfile/uringtune.prom" 2>/dev/null
 }
 
-# the daemon has seen at least N rings (its export is written every tick)
+# the daemon has seen at least N rings (in its export: see prom_rings)
 seen() { [ "$(prom_rings)" -ge "$1" ] 2>/dev/null; }
 
 # run time in ns of every thread of the processes given (schedstat's first field)

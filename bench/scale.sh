@@ -30,6 +30,7 @@
 #   SCALE_RINGS "0 1000 10000" ["0 1000"]        idle rings per cell
 #   SCALE_WINDOW 20 [10] s, SCALE_PROBE_MS 100, SCALE_STATUS_RUNS 20,
 #   SCALE_SETTLE 3 s, SCALE_ROUNDS 1 (cells repeated; the table takes medians)
+#   EXPORT_S (bench/lib.sh)  how often the daemon writes the export waited on
 #   DAEMON_BIN, CLI_BIN   the uringtuned and uringtune measured (default
 #                         build/...): DAEMON_BIN=/work/wt-before/build/uringtuned
 #                         CLI_BIN=/work/wt-before/build/uringtune measures another build
@@ -66,7 +67,7 @@ pr=$RESULTS/scale_probe.csv
 
 part_banner "SCALE_FILES=\"$SCALE_FILES\" SCALE_RINGS=\"$SCALE_RINGS\" SCALE_WINDOW=$SCALE_WINDOW" \
 	"SCALE_PROBE_MS=$SCALE_PROBE_MS SCALE_STATUS_RUNS=$SCALE_STATUS_RUNS SCALE_ROUNDS=$SCALE_ROUNDS" \
-	"DAEMON_BIN=$DAEMON_BIN CLI_BIN=$CLI_BIN"
+	"DAEMON_BIN=$DAEMON_BIN CLI_BIN=$CLI_BIN${EXPORT_S:+ EXPORT_S=$EXPORT_S}"
 targets_begin
 for x in "$B/fdhold" "$B/ringhold" "$DAEMON_BIN" "$CLI_BIN"; do
 	[ -x "$x" ] || fail "$x is not built (make)"

@@ -12,13 +12,16 @@ command -v gnuplot >/dev/null || fail "gnuplot is missing (scripts/deps.sh insta
 [ -x "$B/nopbench" ] || fail "$B/nopbench is not built (make)"
 
 res=$T/results
-# every part's knobs at their smallest useful values (see bench/*.sh)
+# every part's knobs at their smallest useful values (see bench/*.sh); the
+# daemons export every second (EXPORT_S), so that footprint and scale see
+# their rings at once; the oracle's clients outlive its 1 s windows by 2 s
 env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS="plain sqpoll" \
 	NOP_SECONDS=1 NOP_OPS=20000 UDP_COUNT=2000 UDP_WINDOW=8 \
 	RINGS=100 RING_COUNTS="0 100" INTERVAL=1 STATUS_RINGS=200 STATUS_RUNS=2 \
-	BURST=20 GAP_MS=1 \
+	FOOTPRINT_SETTLE=0.2 EXPORT_S=1 \
+	BURST=20 GAP_MS=1 GONE=2 \
 	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
-	MEASURE_S=2 WARMUP_S=1 TUNE_WAIT_S=3 \
+	MEASURE_S=1 WARMUP_S=0 TUNE_WAIT_S=1 MARGIN_S=2 \
 	RUN_S=1 WAKE_COUNT=2000 SPARSE_COUNT=50 NOSLEEP_COUNT=2000 \
 	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
 cat "$T/bench.out"
@@ -75,6 +78,7 @@ table '^workload +program +runs +avg_ns'
 
 csv reaction.csv "round,reaction_us"
 csv reaction_summary.csv "round,rings,p50_us,p99_us,max_us"
+csv reaction_gone.csv "round,kind,gone_ms"
 png reaction.png
 table '^round +rings +p50_us +p99_us +max_us'
 
