@@ -16,10 +16,15 @@
 
 int agent_wire_connect(const char *path)
 {
+	return agent_wire_connect_ms(path, UT_AGENT_REPLY_TIMEOUT_MS);
+}
+
+int agent_wire_connect_ms(const char *path, unsigned int timeout_ms)
+{
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	const struct timeval tv = {
-		.tv_sec = UT_AGENT_REPLY_TIMEOUT_MS / 1000,
-		.tv_usec = (UT_AGENT_REPLY_TIMEOUT_MS % 1000) * 1000,
+		.tv_sec = timeout_ms / 1000,
+		.tv_usec = (timeout_ms % 1000) * 1000,
 	};
 	size_t len = strlen(path);
 	int fd, ret, tries = 0;

@@ -15,6 +15,8 @@
 
 /* a connected socket to @path (close-on-exec), or -errno (-ENAMETOOLONG, -ENOENT, ...) */
 int agent_wire_connect(const char *path);
+/* the same, each step bounded by @timeout_ms instead (test tools that measure the wait) */
+int agent_wire_connect_ms(const char *path, unsigned int timeout_ms);
 
 /* one message; 0 or -errno */
 int agent_wire_send(int fd, const void *msg, size_t len);

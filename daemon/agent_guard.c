@@ -36,6 +36,19 @@ bool agent_conn_admit(const struct agent_limits *l, unsigned int total, unsigned
 	return total < l->conns && of_uid < l->conns_per_uid;
 }
 
+uint64_t agent_conn_deadline(uint64_t since_us)
+{
+	return since_us + AGENT_CONN_BUDGET_US;
+}
+
+uint64_t agent_conn_time_left(uint64_t deadline_us, uint64_t now_us)
+{
+	if (now_us >= deadline_us)
+		return 0;
+	return deadline_us - now_us < AGENT_CONN_BUDGET_US ? deadline_us - now_us :
+	       AGENT_CONN_BUDGET_US;
+}
+
 static bool window_over(const struct agent_rl_entry *e, uint64_t now)
 {
 	return now - e->since_ns >= AGENT_RL_WINDOW_NS;

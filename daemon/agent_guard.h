@@ -14,6 +14,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "agent_abi.h"	/* UT_AGENT_REPLY_TIMEOUT_MS */
+
 /*
  * A peer's process as the kernel named it when it connected: its pid
  * (SO_PEERCRED, the thread group's), its effective uid then (SO_PEERCRED)
@@ -52,6 +54,8 @@ struct agent_limits {
 #define AGENT_PENDING_PER_UID	16
 #define AGENT_CONNS		64
 #define AGENT_CONNS_PER_UID	8
+/* a waiting connection's budget: the agent's own (UT_AGENT_REPLY_TIMEOUT_MS) */
+#define AGENT_CONN_BUDGET_US	(UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL)
 
 enum agent_quota {
 	AGENT_QUOTA_OK = 0,
@@ -69,6 +73,16 @@ enum agent_quota agent_quota_hello(const struct agent_limits *l, unsigned int sl
  * answered at once and never waits.)
  */
 bool agent_conn_admit(const struct agent_limits *l, unsigned int total, unsigned int of_uid);
+
+/*
+ * A connection that waits for its message has the agent's own budget,
+ * UT_AGENT_REPLY_TIMEOUT_MS: waiting since @since_us (CLOCK_MONOTONIC), it
+ * is closed at agent_conn_deadline(). The time it has left at @now_us, in
+ * us: 0 at the deadline exactly and after it; never more than the whole
+ * budget (a clock read out of order is no reason to wait longer).
+ */
+uint64_t agent_conn_deadline(uint64_t since_us);
+uint64_t agent_conn_time_left(uint64_t deadline_us, uint64_t now_us);
 
 /*
  * At most one warning line per user per AGENT_RL_WINDOW_NS. A user's first

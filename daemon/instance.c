@@ -17,8 +17,6 @@
 #include "instance.h"
 #include "io_util.h"
 
-#define TUNER_KEEP_NS	(100 * 1000000ULL)
-
 void instance_init(struct instance *in, const char *tune_path)
 {
 	memset(in, 0, sizeof(*in));
@@ -27,6 +25,7 @@ void instance_init(struct instance *in, const char *tune_path)
 	in->state.fd = -1;
 	in->page.fd = -1;
 	in->self = getpid();
+	in->now = now_ns;
 }
 
 pid_t instance_locks_line(const char *line, unsigned int major, unsigned int minor,
@@ -267,12 +266,13 @@ void instance_release(struct instance *in)
 
 pid_t instance_tuner(struct instance *in)
 {
-	uint64_t now = now_ns();
+	uint64_t now;
 	struct stat st;
 
 	if (in->tune.fd >= 0)
 		return in->self;
-	if (in->tuner_at_ns && now - in->tuner_at_ns < TUNER_KEEP_NS)
+	now = in->now();
+	if (in->tuner_at_ns && now - in->tuner_at_ns < INSTANCE_TUNER_KEEP_NS)
 		return in->tuner;
 	in->tuner = stat(in->tune_path, &st) ? 0 : locks_holder(&st);
 	in->tuner_at_ns = now;

@@ -35,6 +35,8 @@
  */
 #define INSTANCE_TUNE_LOCK	"/run/uringtune/tune.lock"
 #define INSTANCE_STATE_LOCK	"lock"	/* in the state directory */
+/* instance_tuner() of a daemon that does not tune reads /proc/locks again after this */
+#define INSTANCE_TUNER_KEEP_NS	(100 * 1000000ULL)
 
 struct instance_lock {
 	int fd;				/* -1: not held */
@@ -58,9 +60,11 @@ struct instance {
 	struct instance_lock state;
 	struct instance_lock page;
 	pid_t self;
+	/* CLOCK_MONOTONIC ns (instance_init: now_ns(); tests: a fake clock) */
+	uint64_t (*now)(void);
 	/* instance_tuner() of a daemon that does not tune, kept briefly */
 	pid_t tuner;
-	uint64_t tuner_at_ns;
+	uint64_t tuner_at_ns;		/* in->now() when read; 0: never */
 	struct instance_peer peer;	/* instance_peer.c */
 };
 
@@ -89,7 +93,8 @@ void instance_release(struct instance *in);
 /*
  * The pid of the daemon tuning this host: self if this one does, 0 if none
  * (or if that cannot be read). Reads /proc/locks unless this daemon tunes;
- * an answer is kept 100 ms.
+ * an answer is kept INSTANCE_TUNER_KEEP_NS by in->now(): read again at
+ * exactly that age.
  */
 pid_t instance_tuner(struct instance *in);
 

@@ -8,6 +8,7 @@
 
 #include "agent_conn.h"
 #include "agent_server.h"
+#include "clock.h"
 #include "log.h"
 #include "loop_source.h"
 
@@ -29,6 +30,7 @@ struct conn {
 	struct agent_peer peer;
 	sd_event_source *io;
 	sd_event_source *timer;
+	uint64_t deadline_us;		/* by cs->now_us: agent_conn_deadline() */
 };
 
 struct agent_conns {
@@ -38,6 +40,9 @@ struct agent_conns {
 	sd_event_source *pause;		/* re-enables listen after EMFILE */
 	void (*drain)(void *arg);
 	void *arg;
+	/* the deadlines' clock, CLOCK_MONOTONIC us: loop_now(), or a test's */
+	uint64_t (*now_us)(void *arg);
+	void *clock_arg;
 	struct conn *c[AGENT_CONNS];
 	unsigned int n;
 };
@@ -112,6 +117,38 @@ static void drop(struct conn *c)
 	free(c);
 }
 
+/* the loop's time: that of its last wake-up, as sd-event's timers count */
+static uint64_t loop_now(void *arg)
+{
+	struct agent_conns *cs = arg;
+	uint64_t t;
+
+	if (sd_event_now(cs->ev, CLOCK_MONOTONIC, &t) < 0)
+		t = now_ns() / 1000;
+	return t;
+}
+
+/*
+ * Close @c if its deadline has passed at @now_us (true); else its timer is
+ * set to the time it has left. The timer only wakes this decision up: a
+ * timer that fires late closes late, one never closes early.
+ */
+static bool expire(struct conn *c, uint64_t now_us)
+{
+	uint64_t left = agent_conn_time_left(c->deadline_us, now_us);
+
+	if (left) {
+		sd_event_source_set_time_relative(c->timer, left);
+		sd_event_source_set_enabled(c->timer, SD_EVENT_ONESHOT);
+		return false;
+	}
+	agent_server_refuse(c->cs->a, AGENT_REFUSED_TIMEOUT, c->peer.id.uid, "pid %d uid %u: "
+			    "no message within %d ms: connection closed", c->peer.id.pid,
+			    (unsigned int)c->peer.id.uid, UT_AGENT_REPLY_TIMEOUT_MS);
+	drop(c);
+	return true;
+}
+
 static int on_conn(sd_event_source *s, int fd, uint32_t revents, void *arg)
 {
 	struct conn *c = arg;
@@ -135,10 +172,7 @@ static int on_deadline(sd_event_source *s, uint64_t usec, void *arg)
 
 	(void)usec;
 	loop_source_enter(s);
-	agent_server_refuse(c->cs->a, AGENT_REFUSED_TIMEOUT, c->peer.id.uid, "pid %d uid %u: "
-			    "no message within %d ms: connection closed", c->peer.id.pid,
-			    (unsigned int)c->peer.id.uid, UT_AGENT_REPLY_TIMEOUT_MS);
-	drop(c);
+	expire(c, c->cs->now_us(c->cs->clock_arg));
 	return 0;
 }
 
@@ -170,11 +204,13 @@ static void park(struct agent_conns *cs, int fd, struct agent_peer *peer)
 	c = calloc(1, sizeof(*c));
 	if (!c)
 		goto drop;
-	*c = (struct conn){ .cs = cs, .fd = fd, .peer = *peer };
+	*c = (struct conn){
+		.cs = cs, .fd = fd, .peer = *peer,
+		.deadline_us = agent_conn_deadline(cs->now_us(cs->clock_arg)),
+	};
 	if (sd_event_add_io(cs->ev, &c->io, fd, EPOLLIN, on_conn, c) < 0 ||
-	    sd_event_add_time_relative(cs->ev, &c->timer, CLOCK_MONOTONIC,
-				       UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL, DEADLINE_ACCURACY_US,
-				       on_deadline, c) < 0) {
+	    sd_event_add_time_relative(cs->ev, &c->timer, CLOCK_MONOTONIC, AGENT_CONN_BUDGET_US,
+				       DEADLINE_ACCURACY_US, on_deadline, c) < 0) {
 		sd_event_source_disable_unref(c->io);
 		free(c);
 		goto drop;
@@ -272,7 +308,10 @@ int agent_conn_start(struct ut_agent_server *a, sd_event *e, void (*drain)(void 
 	cs = calloc(1, sizeof(*cs));
 	if (!cs)
 		return -ENOMEM;
-	*cs = (struct agent_conns){ .a = a, .ev = sd_event_ref(e), .drain = drain, .arg = arg };
+	*cs = (struct agent_conns){
+		.a = a, .ev = sd_event_ref(e), .drain = drain, .arg = arg, .now_us = loop_now,
+	};
+	cs->clock_arg = cs;
 	ret = sd_event_add_io(e, &cs->listen, a->listen_fd, EPOLLIN, on_listen, cs);
 	if (ret < 0) {
 		sd_event_unref(cs->ev);
@@ -308,4 +347,33 @@ void agent_conn_stop(struct ut_agent_server *a)
 unsigned int agent_conn_waiting(const struct ut_agent_server *a)
 {
 	return a->conns ? a->conns->n : 0;
+}
+
+void agent_conn_set_clock(struct ut_agent_server *a, uint64_t (*now_us)(void *arg), void *arg)
+{
+	struct agent_conns *cs = a->conns;
+
+	if (!cs)
+		return;
+	cs->now_us = now_us ? now_us : loop_now;
+	cs->clock_arg = now_us ? arg : cs;
+}
+
+unsigned int agent_conn_expire(struct ut_agent_server *a)
+{
+	struct agent_conns *cs = a->conns;
+	unsigned int i = 0, closed = 0;
+	uint64_t now;
+
+	if (!cs)
+		return 0;
+	now = cs->now_us(cs->clock_arg);
+	/* a closed one's entry takes the last one: look at that entry again */
+	while (i < cs->n) {
+		if (expire(cs->c[i], now))
+			closed++;
+		else
+			i++;
+	}
+	return closed;
 }

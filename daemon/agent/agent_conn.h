@@ -11,6 +11,8 @@
 #ifndef UT_AGENT_CONN_H
 #define UT_AGENT_CONN_H
 
+#include <stdint.h>
+
 #include <systemd/sd-event.h>
 
 struct ut_agent_server;
@@ -25,5 +27,15 @@ int agent_conn_start(struct ut_agent_server *a, sd_event *e, void (*drain)(void 
 void agent_conn_stop(struct ut_agent_server *a);
 /* connections waiting for their message now */
 unsigned int agent_conn_waiting(const struct ut_agent_server *a);
+
+/*
+ * The deadlines' clock (CLOCK_MONOTONIC us): by default the loop's own
+ * (sd_event_now()); a test's fake one, or NULL for the loop's again. Only
+ * after agent_conn_start(). Each waiting connection's sd-event timer just
+ * wakes the decision up; the decision (agent_conn_time_left()) reads this.
+ */
+void agent_conn_set_clock(struct ut_agent_server *a, uint64_t (*now_us)(void *arg), void *arg);
+/* close every waiting connection whose deadline has passed by that clock: how many */
+unsigned int agent_conn_expire(struct ut_agent_server *a);
 
 #endif /* UT_AGENT_CONN_H */

@@ -6,8 +6,15 @@
 # budget (its ring set up with NAPI through the agent), HELLOs are answered,
 # and `uringtune status` answers. (Before the fix each silent connection
 # held the daemon's only thread for 100 ms.) Timings are printed for the
-# record; only "answered at all" decides.
+# record; only "answered at all" decides: the HELLOs wait up to BOUND_MS, 10x
+# and more the slowest round trip seen here under two CPU hogs. The daemon's
+# own deadline for the silent ones (closed at exactly 250 ms, the others
+# served) is unit-tested on a fake clock: test_daemon_agent_server's
+# stalled_conn_closed_at_its_deadline. The legitimate agent is the real one,
+# with its own budget (UT_AGENT_REPLY_TIMEOUT_MS).
 . "$(dirname "$0")/../lib.sh"
+
+BOUND_MS=5000
 
 chmod 0711 "$T"
 start_daemon mode=tune
@@ -26,9 +33,12 @@ expect_napi "$pid" "$fd" '^enabled/dynamic/50000/'
 expect_ring "$pid" "$fd" '.managed_via == "agent" and .agent.napi_at_setup == "registered"'
 
 log "HELLO round trips (root, 50 HELLO + RING) under the same load"
-"${HOSTILE[@]}" flood --count 50 --hold 1 >"$T/timed.out"
+"${HOSTILE[@]}" --timeout-ms "$BOUND_MS" flood --count 50 --hold 1 >"$T/timed.out"
 cat "$T/timed.out"
-grep -q 'answered=50 refused=0 failed=0' "$T/timed.out" || fail "HELLOs went unanswered"
+max=$(sed -nE 's/.*hello_max_us=([0-9]+).*/\1/p' "$T/timed.out")
+echo "slowest HELLO answered in $max us (bound $BOUND_MS ms)"
+grep -q 'answered=50 refused=0 failed=0' "$T/timed.out" ||
+	fail "HELLOs went unanswered within $BOUND_MS ms: $(grep '^flood' "$T/timed.out")"
 
 log "status answers"
 t0=$(date +%s%N)

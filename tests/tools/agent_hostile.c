@@ -42,6 +42,7 @@ struct opts {
 	unsigned int slot;	/* steal: the slot to name */
 	long long pid;		/* peek: the pid to look for */
 	bool again;		/* silent: open again what the daemon closes */
+	unsigned int timeout_ms;	/* each step's bound (default: the agent's own) */
 };
 
 static uint64_t now_us(void)
@@ -99,7 +100,7 @@ static int hello_page(const struct opts *o, struct ut_agent_reply *r, int *page)
 	unsigned int nfds;
 	int fd, page_fd, ret;
 
-	fd = agent_wire_connect(o->socket);
+	fd = agent_wire_connect_ms(o->socket, o->timeout_ms);
 	if (fd < 0)
 		return fd;
 	ret = agent_wire_send(fd, &h, sizeof(h));
@@ -156,7 +157,7 @@ static int ring_msg(const struct opts *o, uint32_t type, const struct ut_agent_r
 	};
 	int s, ret;
 
-	s = agent_wire_connect(o->socket);
+	s = agent_wire_connect_ms(o->socket, o->timeout_ms);
 	if (s < 0)
 		return s;
 	ret = agent_wire_send(s, &m, sizeof(m));
@@ -238,7 +239,7 @@ static int cmd_silent(const struct opts *o)
 	uint64_t end = now_us() + (uint64_t)o->hold_s * 1000000, again = 0;
 
 	for (i = 0; i < n; i++) {
-		pfd[i].fd = agent_wire_connect(o->socket);
+		pfd[i].fd = agent_wire_connect_ms(o->socket, o->timeout_ms);
 		pfd[i].events = POLLIN;
 	}
 	printf("silent connected=%u\n", n);
@@ -254,7 +255,7 @@ static int cmd_silent(const struct opts *o)
 			pfd[i].fd = -1;
 			if (!o->again)
 				continue;
-			pfd[i].fd = agent_wire_connect(o->socket);
+			pfd[i].fd = agent_wire_connect_ms(o->socket, o->timeout_ms);
 			pfd[i].revents = 0;
 			again++;
 		}
@@ -406,7 +407,8 @@ static void usage(FILE *f)
 	fprintf(f,
 		"usage: " PROG " --socket PATH flood|hello|silent|reuse|announce|inherit|steal|peek\n"
 		"           [--count N] [--hold SECONDS] [--fd FD] [--ino INODE]\n"
-		"           [--uid UID --gid GID] [--slot N] [--pid PID] [--again]\n");
+		"           [--uid UID --gid GID] [--slot N] [--pid PID] [--again]\n"
+		"           [--timeout-ms MS]\n");
 }
 
 int main(int argc, char **argv)
@@ -422,10 +424,11 @@ int main(int argc, char **argv)
 		{ "slot", required_argument, NULL, 'S' },
 		{ "pid", required_argument, NULL, 'p' },
 		{ "again", no_argument, NULL, 'a' },
+		{ "timeout-ms", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct opts o = { .socket = UT_AGENT_SOCKET, .count = 1, .fd = -1, .ino = -1,
-			  .uid = 65534, .gid = 65534 };
+			  .uid = 65534, .gid = 65534, .timeout_ms = UT_AGENT_REPLY_TIMEOUT_MS };
 	const char *cmd;
 	int c;
 
@@ -441,6 +444,7 @@ int main(int argc, char **argv)
 		case 'S': o.slot = strtoul(optarg, NULL, 10); break;
 		case 'p': o.pid = strtoll(optarg, NULL, 10); break;
 		case 'a': o.again = true; break;
+		case 't': o.timeout_ms = strtoul(optarg, NULL, 10); break;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}

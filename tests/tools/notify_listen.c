@@ -8,7 +8,9 @@
  * Binds an AF_UNIX datagram socket at PATH (removing whatever is there
  * first), prints "listening", then for every datagram prints its text
  * ("READY=1\nSTATUS=..." gives one line per assignment) followed by a line
- * "--". Every write is flushed. SIGTERM or SIGINT: remove PATH and exit 0.
+ * "-- pid=PID", PID the sender's as the kernel names it (SCM_CREDENTIALS, as
+ * systemd checks it against the main pid; 0 if none came). Every write is
+ * flushed. SIGTERM or SIGINT: remove PATH and exit 0.
  * Bad usage: one line on stderr, exit 2; runtime failure: exit 1.
  *
  * No liburing here: it links against libc only.
@@ -63,6 +65,10 @@ static int listen_at(const char *path)
 		fprintf(stderr, PROG ": bind %s: %s\n", path, strerror(errno));
 		exit(EXIT_RUNTIME);
 	}
+	if (setsockopt(fd, SOL_SOCKET, SO_PASSCRED, &(int){ 1 }, sizeof(int))) {
+		fprintf(stderr, PROG ": SO_PASSCRED: %s\n", strerror(errno));
+		exit(EXIT_RUNTIME);
+	}
 	return fd;
 }
 
@@ -70,6 +76,14 @@ int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_term };
 	static char buf[MSG_MAX];
+	union {
+		struct cmsghdr align;
+		char b[CMSG_SPACE(sizeof(struct ucred))];
+	} ctl;
+	struct iovec iov = { .iov_base = buf, .iov_len = sizeof(buf) };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+	struct ucred cred;
 	ssize_t n;
 	int fd;
 
@@ -88,7 +102,9 @@ int main(int argc, char **argv)
 	fflush(stdout);
 
 	for (;;) {
-		n = recv(fd, buf, sizeof(buf), 0);
+		mh.msg_control = ctl.b;
+		mh.msg_controllen = sizeof(ctl.b);
+		n = recvmsg(fd, &mh, 0);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -98,7 +114,12 @@ int main(int argc, char **argv)
 		fwrite(buf, 1, n, stdout);
 		if (n && buf[n - 1] != '\n')
 			putchar('\n');
-		printf("--\n");
+		memset(&cred, 0, sizeof(cred));
+		for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+			if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_CREDENTIALS &&
+			    c->cmsg_len >= CMSG_LEN(sizeof(cred)))
+				memcpy(&cred, CMSG_DATA(c), sizeof(cred));
+		printf("-- pid=%d\n", (int)cred.pid);
 		if (fflush(stdout) == EOF) {
 			fprintf(stderr, PROG ": writing output: %s\n", strerror(errno));
 			return EXIT_RUNTIME;

@@ -72,6 +72,25 @@ UT_TEST(conn_admit)
 	UT_ASSERT(!agent_conn_admit(&l, 64, 0));
 }
 
+/* a waiting connection's deadline: the agent's 250 ms budget, to the microsecond */
+UT_TEST(conn_deadline)
+{
+	const uint64_t t0 = 7000000000ULL, d = agent_conn_deadline(t0);
+
+	UT_ASSERT_EQ_INT(AGENT_CONN_BUDGET_US, UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL);
+	UT_ASSERT_EQ_INT(d, t0 + 250000);
+	/* the whole budget at the start, 1 us a microsecond before it, none at it or after */
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, t0), 250000);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, t0 + 100000), 150000);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, d - 1), 1);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, d), 0);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, d + 1), 0);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, UINT64_MAX), 0);
+	/* a clock read before the connection came: never more than the budget */
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, t0 - 5000), 250000);
+	UT_ASSERT_EQ_INT(agent_conn_time_left(d, 0), 250000);
+}
+
 UT_TEST(ratelimit_one_line_per_uid_per_minute)
 {
 	struct agent_ratelimit rl = {};
@@ -162,6 +181,7 @@ int main(void)
 	ut_run("id_holds_by_pid_and_start_tick", id_holds_by_pid_and_start_tick);
 	ut_run("quota_hello", quota_hello);
 	ut_run("conn_admit", conn_admit);
+	ut_run("conn_deadline", conn_deadline);
 	ut_run("ratelimit_one_line_per_uid_per_minute", ratelimit_one_line_per_uid_per_minute);
 	ut_run("ratelimit_flush_says_the_rest_once", ratelimit_flush_says_the_rest_once);
 	ut_run("ratelimit_bounded_by_uids", ratelimit_bounded_by_uids);

@@ -7,14 +7,20 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
+#include <systemd/sd-event.h>
+
+#include "agent_conn.h"
 #include "agent_server.h"
 #include "agent_server_priv.h"
 #include "config.h"
 #include "fake_kernel.h"
 #include "lifecycle.h"
 #include "registry.h"
+#include "agent_wire.h"
 #include "uring_abi.h"
 #include "unit.h"
 
@@ -576,6 +582,156 @@ UT_TEST(unanswered_hello_frees_its_slot)
 	UT_ASSERT_EQ_INT(as.page.own->recs[a.reply.slot].token, 0);
 }
 
+/* ---- the connections (agent_conn.c) on a real socket, their deadlines on a fake clock ---- */
+
+static uint64_t fake_us;
+
+static uint64_t fake_clock_us(void *arg)
+{
+	(void)arg;
+	return fake_us;
+}
+
+static void no_drain(void *arg)
+{
+	(void)arg;
+}
+
+/* dispatch whatever is ready, without waiting (a timer that keeps firing: a failure, not a hang) */
+static void run_ready(sd_event *ev)
+{
+	int n = 0;
+
+	while (sd_event_run(ev, 0) > 0 && ++n < 1000)
+		;
+	UT_ASSERT(n < 1000);
+}
+
+/* a PING's answer on @fd, there already: its status */
+static int ping_answer(int fd)
+{
+	struct ut_agent_reply r;
+	unsigned int nfds;
+	int page_fd, ret;
+
+	ret = agent_wire_recv_reply(fd, &r, &page_fd, &nfds);
+	if (page_fd >= 0)
+		close(page_fd);
+	return ret;
+}
+
+/* has the daemon closed @fd (end of file, nothing else)? */
+static bool closed_by_daemon(int fd)
+{
+	char b;
+
+	return recv(fd, &b, 1, MSG_DONTWAIT) == 0;
+}
+
+/*
+ * A stalled peer is closed at exactly its deadline, not a microsecond
+ * before, by the clock the module is given; the sd-event timer, fired on
+ * the wall clock, only wakes that decision up. Polite connections around
+ * it are answered throughout.
+ */
+UT_TEST(stalled_conn_closed_at_its_deadline)
+{
+	const struct ut_agent_hello ping = {
+		.type = UT_AGENT_PING, .version = UT_AGENT_PROTO_VERSION,
+	};
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	const uint64_t t0 = 9000000000ULL, budget = UT_AGENT_REPLY_TIMEOUT_MS * 1000ULL;
+	int lfd, silent, late, polite, second;
+	sd_event *ev;
+
+	setup();
+	snprintf(cfg.agent.socket_path, sizeof(cfg.agent.socket_path), "%s/agent.sock", dir);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", cfg.agent.socket_path);
+	lfd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	UT_ASSERT(lfd >= 0);
+	UT_ASSERT_EQ_INT(bind(lfd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	UT_ASSERT_EQ_INT(listen(lfd, 16), 0);
+	as.listen_fd = lfd;
+	UT_ASSERT(sd_event_new(&ev) >= 0);
+	UT_ASSERT_EQ_INT(agent_conn_start(&as, ev, no_drain, NULL), 0);
+	agent_conn_set_clock(&as, fake_clock_us, NULL);
+
+	/* at t0: one that never speaks, one that speaks late */
+	fake_us = t0;
+	silent = agent_wire_connect(cfg.agent.socket_path);
+	late = agent_wire_connect(cfg.agent.socket_path);
+	UT_ASSERT(silent >= 0 && late >= 0);
+	run_ready(ev);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 2);
+
+	/*
+	 * The timers fire on the wall clock (after >= 250 ms here, 10 ms
+	 * accuracy), but they read the module's clock: 100 ms in, 150 ms
+	 * left, set again for that, nobody closed
+	 */
+	fake_us = t0 + 100000;
+	usleep((UT_AGENT_REPLY_TIMEOUT_MS + 50) * 1000);
+	run_ready(ev);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 2);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_TIMEOUT], 0);
+
+	/* the late one speaks within its budget: answered; a new one at once, too */
+	UT_ASSERT_EQ_INT(agent_wire_send(late, &ping, sizeof(ping)), 0);
+	polite = agent_wire_connect(cfg.agent.socket_path);
+	UT_ASSERT(polite >= 0);
+	UT_ASSERT_EQ_INT(agent_wire_send(polite, &ping, sizeof(ping)), 0);
+	run_ready(ev);
+	UT_ASSERT_EQ_INT(ping_answer(late), 0);
+	UT_ASSERT_EQ_INT(ping_answer(polite), 0);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 1);
+	/* another one waits from 100 ms in: its own budget, not the first's */
+	second = agent_wire_connect(cfg.agent.socket_path);
+	UT_ASSERT(second >= 0);
+	run_ready(ev);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 2);
+
+	/*
+	 * 1 us before the deadline: nobody closed. (The loop is not run at
+	 * this instant: a timer set 1 us ahead of a clock that never moves
+	 * would fire for ever.)
+	 */
+	fake_us = t0 + budget - 1;
+	UT_ASSERT_EQ_INT(agent_conn_expire(&as), 0);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 2);
+	UT_ASSERT(!closed_by_daemon(silent));
+
+	/* at the deadline exactly: the silent one is closed, counted, the other kept */
+	fake_us = t0 + budget;
+	UT_ASSERT_EQ_INT(agent_conn_expire(&as), 1);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 1);
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_TIMEOUT], 1);
+	UT_ASSERT(closed_by_daemon(silent));
+	UT_ASSERT(!closed_by_daemon(second));
+	/* and still served after it */
+	UT_ASSERT_EQ_INT(agent_wire_send(second, &ping, sizeof(ping)), 0);
+	run_ready(ev);
+	UT_ASSERT_EQ_INT(ping_answer(second), 0);
+	UT_ASSERT_EQ_INT(agent_conn_waiting(&as), 0);
+
+	/* one more waits from t0 + budget: kept 1 us before its deadline, closed at it */
+	close(second);
+	second = agent_wire_connect(cfg.agent.socket_path);
+	run_ready(ev);
+	fake_us = t0 + 2 * budget - 1;
+	UT_ASSERT_EQ_INT(agent_conn_expire(&as), 0);
+	fake_us = t0 + 2 * budget;
+	UT_ASSERT_EQ_INT(agent_conn_expire(&as), 1);
+	UT_ASSERT(closed_by_daemon(second));
+	UT_ASSERT_EQ_INT(as.refusals[AGENT_REFUSED_TIMEOUT], 2);
+
+	close(silent);
+	close(late);
+	close(polite);
+	close(second);
+	agent_server_close(&as);
+	sd_event_unref(ev);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -596,6 +752,7 @@ int main(void)
 	ut_run("program_call_during_setup", program_call_during_setup);
 	ut_run("malformed_and_ping", malformed_and_ping);
 	ut_run("unanswered_hello_frees_its_slot", unanswered_hello_frees_its_slot);
+	ut_run("stalled_conn_closed_at_its_deadline", stalled_conn_closed_at_its_deadline);
 	if (as.info)
 		agent_server_close(&as);
 	lifecycle_fini(&lc);

@@ -20,6 +20,14 @@
 static char dir[64];
 static char tune_path[PATH_MAX];
 
+/* instance_tuner()'s clock in these tests: moved by hand, never the wall's */
+static uint64_t fake_ns;
+
+static uint64_t fake_clock(void)
+{
+	return fake_ns;
+}
+
 UT_TEST(locks_line)
 {
 	/* fs/locks.c lock_get_status(): major and minor in hex, the inode in decimal */
@@ -56,6 +64,8 @@ UT_TEST(second_tuner_refused_naming_the_first)
 
 	instance_init(&a, tune_path);
 	instance_init(&b, tune_path);
+	fake_ns = 5000000000ULL;
+	a.now = b.now = fake_clock;
 	/* nobody tunes yet */
 	UT_ASSERT_EQ_INT(instance_tuner(&b), 0);
 	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, "/var/lib/x", err, sizeof(err)), 0);
@@ -74,9 +84,24 @@ UT_TEST(second_tuner_refused_naming_the_first)
 	snprintf(want, sizeof(want), "another uringtuned (pid %d) is tuning this host", getpid());
 	UT_ASSERT_STR_CONTAINS(err, want);
 	UT_ASSERT(strchr(err, '\n') == NULL);
-	/* b does not tune, and knows who does: /proc/locks, read again after 100 ms */
+	/*
+	 * b does not tune, and knows who does: /proc/locks, read again once
+	 * its answer is INSTANCE_TUNER_KEEP_NS old, not a nanosecond before
+	 */
 	UT_ASSERT_EQ_INT(instance_tuner(&b), 0);
-	usleep(120 * 1000);
+	fake_ns += INSTANCE_TUNER_KEEP_NS - 1;
+	UT_ASSERT_EQ_INT(instance_tuner(&b), 0);
+	fake_ns += 1;
+	UT_ASSERT_EQ_INT(instance_tuner(&b), getpid());
+	/* that answer is kept in turn: a gone tuner is seen at its own expiry */
+	instance_release(&a);
+	fake_ns += INSTANCE_TUNER_KEEP_NS - 1;
+	UT_ASSERT_EQ_INT(instance_tuner(&b), getpid());
+	fake_ns += 1;
+	UT_ASSERT_EQ_INT(instance_tuner(&b), 0);
+	/* a clock that went back (or wrapped) is not "fresh": read again */
+	UT_ASSERT_EQ_INT(instance_claim_tuning(&a, "/var/lib/x", err, sizeof(err)), 0);
+	fake_ns -= 1;
 	UT_ASSERT_EQ_INT(instance_tuner(&b), getpid());
 	instance_release(&a);
 	UT_ASSERT_EQ_INT(instance_claim_tuning(&b, "/var/lib/x", err, sizeof(err)), 0);
