@@ -11,7 +11,7 @@
 #             connections stall the socket, and of 1024 HELLO + RING in a row:
 #             the agent waits UT_AGENT_REPLY_TIMEOUT_MS (250 ms), then goes on
 #             without the daemon
-# Run on its own: PART=deadlines is not in bench/run.sh's default PARTS.
+# Its targets go to targets.csv only (no CSV of its own, no plot).
 . "$(dirname "$0")/lib.sh"
 
 PART=deadlines

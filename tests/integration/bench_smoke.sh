@@ -149,7 +149,7 @@ csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"
 table '^== targets'
 table '^part +target +measured'
-for p in rtt overhead reaction footprint accuracy agent oracle; do
+for p in rtt overhead reaction footprint accuracy deadlines agent oracle; do
 	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
 done
 echo "bench harness: every part printed its table, wrote its CSV and its PNG"
