@@ -24,7 +24,7 @@
 # A kernel that cannot be fetched or a VM that cannot start is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-# the systemd guest is tests/integration/vm_systemd.sh
+# the systemd guest is tests/integration/vm_systemd_6_12.sh and vm_systemd_7.sh
 out=$(UT_VM_SYSTEMD=0 UT_VM_CORE=0 UT_VM_HYBRID_BOUND=report vm/vmtest.sh 7 2>&1)
 rc=$?
 echo "$out"
