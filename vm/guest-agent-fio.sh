@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0-only
 #
 # Runs inside the test VM as /test.sh (busybox sh, after vm/guest-lib.sh),
-# for vm/vmtest.sh, in a boot of its own with the fio layer (vm/run.sh with
-# UT_VM_FIO=1): programs under `uringtune exec`, with uringtuned in
+# for vm/vmtest.sh, with the fio layer (vm/run.sh with UT_VM_FIO=1), after
+# guest-iopoll.sh in the same boot (THEN=agent-fio) or alone (a hybrid
+# re-measurement): programs under `uringtune exec`, with uringtuned in
 # mode = tune answering the agent. Each case is WORKLOAD-MODE[N]:
 #
 #   WORKLOAD  fio              fio (unmodified; ioengine=io_uring, hipri=1),
@@ -76,6 +77,9 @@ for w in warmup iopoll_qd1 iopoll_qd8 iopoll_seq128k; do
 	cp /bin/iopoll_load /tmp/bin/$w
 done
 
+# a fresh state directory: after guest-iopoll.sh in the same boot, nothing
+# of its observe-mode daemon is carried over
+rm -rf /tmp/uringtune /tmp/textfile
 write_conf tune $TICK_MS
 if start_daemon; then
 	s=no

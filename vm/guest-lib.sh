@@ -77,16 +77,22 @@ start_daemon() {
 	fi
 }
 
-# finish: stop uringtuned, then its log and the kernel's own complaints (NVMe
-# timeouts, BPF, warnings: "quiet" keeps them off the console while the test
-# runs) go to the console log; exit 0 (the host judges)
-finish() {
+# stop_daemon: stop uringtuned (if it is up), its log to the console log
+stop_daemon() {
 	if [ -n "$up" ]; then
 		kill -TERM $dpid
 		wait $dpid
 		say "DAEMON stopped rc=$?"
 	fi
+	up=
 	daemon_log
+}
+
+# finish: stop uringtuned, then its log and the kernel's own complaints (NVMe
+# timeouts, BPF, warnings: "quiet" keeps them off the console while the test
+# runs) go to the console log; exit 0 (the host judges)
+finish() {
+	stop_daemon
 	echo "--- dmesg (nvme, warnings, errors)"
 	dmesg | grep -iE 'nvme|timeout|abort|reset|warn|error|bug|bpf|io_uring' | grep -v 'command line'
 	echo "--- end of dmesg"

@@ -31,11 +31,13 @@ NS_A=ut-a
 NS_B=ut-b
 fails=0
 
-pass() { local n=$1; shift; echo "UTVM: CHECK $n ok $*"; }
-bad() { local n=$1; shift; echo "UTVM: CHECK $n FAIL $*"; fails=$((fails + 1)); }
+# each check line ends with when it was decided: [at N s] of the test
+pass() { local n=$1; shift; echo "UTVM: CHECK $n ok $* [at $(since "$t_test") s]"; }
+bad() { local n=$1; shift; echo "UTVM: CHECK $n FAIL $* [at $(since "$t_test") s]"; fails=$((fails + 1)); }
 note() { echo "UTVM: NOTE $*"; }
 now() { cut -d' ' -f1 /proc/uptime; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+t_test=$(now)
 prop() { systemctl show -P "$1" "$UNIT" 2>/dev/null; }
 status_json() { uringtune status --json 2>/dev/null; }
 
@@ -82,7 +84,6 @@ rings_state() { echo "server $(napi_state "$sp" "$sf"), client $(napi_state "$cp
 active_running() { [ "$(prop ActiveState)/$(prop SubState)" = active/running ]; }
 
 echo "UTVM: KERNEL $(uname -r)"
-t_test=$(now)
 
 # -- the system: systemd is PID 1
 comm=$(cat /proc/1/comm)
@@ -213,7 +214,10 @@ sed -i 's/^tick_ms = .*/tick_ms = 5/' "$CONF"
 jcur=$(journalctl -u uringtune --show-cursor -n 0 2>/dev/null | sed -n 's/^-- cursor: //p')
 out=$(systemctl reload "$UNIT" 2>&1)
 rrc=$?
-sleep 0.5
+# the check's error reaches the journal about when reload returns (an
+# event, up to 5 s, instead of a fixed 0.5 s)
+journal_tick_ms() { journalctl -u uringtune --after-cursor="$jcur" -o cat 2>/dev/null | grep -q 'tick_ms'; }
+wait_for 5 journal_tick_ms
 jerr=$(journalctl -u uringtune --after-cursor="$jcur" -o cat 2>/dev/null | grep -m1 'tick_ms')
 if [ $rrc -ne 0 ] && [ -n "$jerr" ] && [ "$(prop MainPID)" = "$pid" ] && active_running; then
 	pass reload-broken "systemctl reload exit $rrc ($(head -n 1 <<<"$out")); journal: '$jerr'; MainPID $pid still $(prop ActiveState)/$(prop SubState)"

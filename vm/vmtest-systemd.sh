@@ -23,6 +23,9 @@ set -uo pipefail
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${UT_VM_CACHE:-$ROOT/.cache/vm}
+# "[+N s]" on the progress lines: where the time goes
+T_START=$(date +%s.%N)
+el() { awk -v a="$T_START" -v b="$(date +%s.%N)" 'BEGIN { printf "[+%.1f s]", b - a }'; }
 
 deb=
 series=()
@@ -85,7 +88,7 @@ if [ $rc -ne 0 ]; then
 	[ $rc -eq 3 ] && exit 3
 	exit 1
 fi
-echo "vmtest-systemd: $rootfs"
+echo "vmtest-systemd: $(el) $rootfs"
 image=$(awk '{ print $2 }' <<<"$rootfs")
 imgdir=$(dirname "$image")
 echo "vmtest-systemd: root file system: $(cat "$imgdir/used_mb") MiB used in an ext4 image of $(( $(stat -c %s "$image") >> 20 )) MiB (sparse, $(du -m "$image" | cut -f1) MiB on disk), built in $(cat "$imgdir/build_s") s"
@@ -106,11 +109,12 @@ for s in "${series[@]}"; do
 		continue ;;
 	esac
 	read -r _ _ krel _ kdir _ <<<"$line"
-	echo "vmtest-systemd: booting $krel with systemd"
+	echo "vmtest-systemd: $(el) booting $krel with systemd"
 	out=$tmp/$s.out
 	"$ROOT/vm/run-systemd.sh" "$kdir" "$image" "$tmp/payload" >"$out" 2>&1
 	rc=$?
 	cp "$out" "$CACHE/logs/$krel.systemd.utvm" 2>/dev/null
+	echo "vmtest-systemd: $(el) $krel: $(grep -m1 '^VM ' "$out")"
 	if [ $rc -eq 3 ]; then
 		grep -m1 '^SKIP vm-systemd ' "$out" || echo "SKIP vm-systemd $krel: the VM did not start"
 		skipped=$((skipped + 1))

@@ -16,12 +16,16 @@
 #   - daemon.hybrid_support: supported by "query" on 6.18+ (with HYBRID_IOPOLL
 #     in setup_flags_known); before 6.13 false by "kernel-version"
 #   - when the daemon reports a ring's "iopoll" object: its completions equal
-#     iopoll_load's count exactly and its p50 is within 2x of iopoll_load's
-#     own (a build without it: "iopoll stats: not reported by this build")
+#     iopoll_load's count exactly and its p50 is > 0 and at most 2x
+#     iopoll_load's own (its times lie inside the workload's, its log2 slot
+#     at most doubles them); how close the two are is printed as a bench
+#     target, "target vm S iopoll p50 ratio CASE measured X <= 2 met|missed"
+#     (a build without it: "iopoll stats: not reported by this build")
 #
-# and on 7.x (and 6.12), in a second boot with the fio layer
-# (vm/guest-agent-fio.sh), an unmodified program under the agent, with
-# uringtuned in mode = tune:
+# and on 7.x (and 6.12), in the same boot after those runs (one boot per
+# kernel, with the fio layer; vm/guest-agent-fio.sh after
+# vm/guest-iopoll.sh, split at "UTVM: PHASE"), an unmodified program under
+# the agent, with uringtuned (a new one) in mode = tune:
 #
 #   - fio (ioengine=io_uring, hipri=1, QD1 random reads) under `uringtune
 #     exec --hybrid off` and `--hybrid on` completes real I/O (error 0,
@@ -68,8 +72,13 @@ for s in "${SERIES[@]}"; do
 done
 [ ${#SERIES[@]} -gt 0 ] || SERIES=(6.1 6.12 7)
 SECS=${UT_VM_SECONDS:-3}
-# the daemon's p50 (log2 histogram) against iopoll_load's exact one
+# the daemon's p50 (log2 histogram) against iopoll_load's exact one: a bench
+# target of make vmtest (a "target iopoll p50 ratio ..." line per run), not a
+# pass/fail bound; the invariant judged is in check_case
 P50_MAX_RATIO=2
+# t0 of this run: the "[+N s]" of the progress lines (where the time goes)
+T_START=$(date +%s.%N)
+el() { awk -v a="$T_START" -v b="$(date +%s.%N)" 'BEGIN { printf "[+%.1f s]", b - a }'; }
 
 passed=0
 failed=0
@@ -238,12 +247,27 @@ check_case() {
 		done
 		fail_ "$c: daemon counted $ic completions, iopoll_load $completed$why"
 	fi
-	if [ -z "$ip50" ]; then
-		fail_ "$c: daemon reports no p50_ns"
+	# The invariant (any machine, however loaded): the daemon times each
+	# request from io_uring_submit_req to io_uring_complete, inside
+	# iopoll_load's own interval (CLOCK_MONOTONIC before io_uring_submit,
+	# after io_uring_wait_cqe returned), and the counts are equal: the same
+	# requests, so its k-th shortest is at most iopoll_load's k-th. Its p50
+	# is interpolated in a log2 slot [2^i, 2^(i+1)) holding the true one:
+	# at most twice it. So 0 < daemon p50 <= 2 x (iopoll_load's p50 + the
+	# 0.05 us of its %.1f). How close the two are (the old "within 2x",
+	# both ways) depends on the host's scheduling: a bench target, printed.
+	if ! [[ $ip50 =~ ^[0-9]+$ ]] || [ "$ip50" -eq 0 ]; then
+		fail_ "$c: daemon reports no p50_ns > 0 (p50_ns '${ip50:-absent}', iopoll_load p50 ${p50} us)"
 	else
-		ratio=$(awk -v a="$ip50" -v b="$p50" 'BEGIN { printf "%.2f", (b > 0 ? a / (b * 1000) : 0) }')
-		awk -v r="$ratio" -v m="$P50_MAX_RATIO" 'BEGIN { exit !(r >= 1 / m && r <= m) }' ||
-			fail_ "$c: daemon p50 $ip50 ns vs iopoll_load ${p50} us (ratio $ratio, allowed 1/$P50_MAX_RATIO-$P50_MAX_RATIO)"
+		ratio=$(awk -v a="$ip50" -v b="$p50" 'BEGIN { r = (b > 0 ? a / (b * 1000) : 0); printf "%.2f", r }')
+		awk -v a="$ip50" -v b="$p50" 'BEGIN { exit !(a <= 2 * (b * 1000 + 50)) }' ||
+			fail_ "$c: daemon p50 $ip50 ns > 2 x iopoll_load's p50 ${p50} us (+0.05): the daemon's times are inside the workload's and its slot at most doubles them (ratio $ratio)"
+		# the bench target: the two ways apart, as a factor >= 1
+		# (bench/lib.sh's target line: NAME measured V <= LIMIT met|missed (NOTE))
+		p50_targets+=("$(awk -v r="$ratio" -v n="vm $series iopoll p50 ratio $c" -v a="$ip50" -v b="$p50" -v m="$P50_MAX_RATIO" 'BEGIN {
+			f = (r > 0 ? (r >= 1 ? r : 1 / r) : 0)
+			printf "target %-34s measured %-10.2f <= %-8s %s (daemon p50 %.1f us / iopoll_load %s us, either way)",
+				n, f, m, (f > 0 && f <= m ? "met" : "missed"), a / 1000, b }')")
 		runs="$runs (daemon p50 $(awk -v n="$ip50" 'BEGIN { printf "%.1f", n / 1000 }') us)"
 	fi
 	# the hybrid flag: "hybrid": bool, or "mode": "hybrid"|"classic"
@@ -259,7 +283,7 @@ check_case() {
 	else
 		predicted[$c]=$(jq -r '.iopoll.advice | .cpu_per_read_saving // .hybrid_cpu_saving // "n/a"' <<<"$r")
 	fi
-	iopoll_note="iopoll stats: checked (completions exact, p50 within ${P50_MAX_RATIO}x)"
+	iopoll_note="iopoll stats: checked (completions exact, 0 < daemon p50 <= 2x iopoll_load's)"
 }
 
 # classic vs hybrid CPU, measured, next to what the advisor predicted from
@@ -410,10 +434,32 @@ for series in "${SERIES[@]}"; do
 		continue ;;
 	esac
 	read -r _ _ krel pkgver kdir _ <<<"$line"
-	echo "vmtest: booting $krel ($pkgver)"
 	csv_series="$csv_series $series"
 	out=$tmp/$series.out
-	boot_vm "$tmp/test.sh" "$out"
+	acases=$(agent_cases "$series")
+	both=
+	if [ -n "$acases" ] && [ -z "$agent_missing" ]; then
+		# one boot for all of this kernel's checks: guest-iopoll.sh
+		# (observe mode), its daemon stopped, then guest-agent-fio.sh
+		# (a daemon of its own in tune mode) with the fio layer (~80 MB,
+		# ~1 s of boot); the host splits the lines at "UTVM: PHASE"
+		both=1
+		{ echo "SECS=$SECS"; echo "CASES='$acases'"; echo "THEN=agent-fio"
+		  cat "$ROOT/vm/guest-lib.sh" "$ROOT/vm/guest-iopoll.sh" "$ROOT/vm/guest-agent-fio.sh"; } >"$tmp/both-$series.sh"
+		echo "vmtest: $(el) booting $krel ($pkgver), then fio ($acases) in the same boot"
+		# the hybrid part's runs make it the longest boot: more time
+		# than the default before run.sh calls it hung
+		UT_VM_FIO=1 UT_VM_TIMEOUT=${UT_VM_TIMEOUT:-480} boot_vm "$tmp/both-$series.sh" "$tmp/$series.both.out"
+		sed '/UTVM: PHASE agent-fio/,$d' "$tmp/$series.both.out" >"$out"
+		grep -m1 '^VM ' "$tmp/$series.both.out" >>"$out"
+		{ grep -m1 'UTVM: BOOT' "$tmp/$series.both.out"
+		  sed -n '/UTVM: PHASE agent-fio/,$p' "$tmp/$series.both.out"; } >"$tmp/$series.agent-fio.out"
+		cp "$tmp/$series.agent-fio.out" "$CACHE/logs/$krel.agent-fio.utvm" 2>/dev/null
+	else
+		echo "vmtest: $(el) booting $krel ($pkgver)"
+		boot_vm "$tmp/test.sh" "$out"
+	fi
+	echo "vmtest: $(el) $krel: $(grep -m1 '^VM ' "$out")"
 	cp "$out" "$CACHE/logs/$krel.utvm" 2>/dev/null
 	if [ $rc -eq 3 ]; then
 		grep -m1 '^SKIP vm ' "$out" || echo "SKIP vm $krel: the VM did not start"
@@ -422,6 +468,7 @@ for series in "${SERIES[@]}"; do
 	fi
 	vm=$(grep -m1 '^VM ' "$out")
 	errs=()
+	p50_targets=()
 	counts=()
 	cpus=()
 	iopss=()
@@ -479,34 +526,30 @@ for series in "${SERIES[@]}"; do
 	[ -z "$iopoll_note" ] || summary="$summary; $iopoll_note"
 	[ -z "$stalls" ] || summary="$summary; note${stalls#,}"
 	logs="console log $(field log "$vm")"
-	acases=$(agent_cases "$series")
 	if [ -n "$acases" ] && [ -n "$agent_missing" ]; then
 		fail_ "fio under uringtune exec: $agent_missing"
-	elif [ -n "$acases" ]; then
-		# a boot of its own: the fio layer (~80 MB) and a daemon in
-		# mode = tune, neither of which the runs above should have
-		echo "vmtest: booting $krel with fio ($acases)"
+	elif [ -n "$both" ]; then
+		# the agent part of the same boot: the fio layer and a daemon in
+		# mode = tune, after the observe-mode runs above
 		main_vm=$vm
 		out=$tmp/$series.agent-fio.out
+		# for a re-measurement (hybrid_remeasure): the agent part alone
 		{ echo "CASES='$acases'"; cat "$tmp/agent-fio.sh"; } >"$tmp/agent-fio-$series.sh"
-		# the hybrid part's 18 runs make it the longest boot: more time
-		# than the default before run.sh calls it hung
-		UT_VM_FIO=1 UT_VM_LOG="$CACHE/logs/$krel.agent-fio.log" UT_VM_TIMEOUT=${UT_VM_TIMEOUT:-360} \
-			boot_vm "$tmp/agent-fio-$series.sh" "$out"
-		cp "$out" "$CACHE/logs/$krel.agent-fio.utvm" 2>/dev/null
 		runs=
-		if [ $rc -eq 3 ] || [ -z "$(utvm BOOT)" ]; then
-			fail_ "fio: the VM with the fio layer did not start ($(grep -m1 '^SKIP vm ' "$out" || field exit "$vm"))"
+		if [ -z "$(utvm PHASE)" ]; then
+			fail_ "fio: the guest did not get to the agent part (no UTVM: PHASE line; exit=$(field exit "$vm"))"
 		else
+			echo "vmtest: $(el) $krel: the agent part began at guest uptime $(utvm PHASE | sed -n 's/.*uptime_s=//p') s"
 			check_agent_fio "$acases"
 			[ -z "$(hybrid_cases "$series")" ] || check_hybrid
 			[ "$(field exit "$vm")" = 0 ] || fail_ "fio: the guest did not finish (exit=$(field exit "$vm"))"
 			hybrid_remeasure "$series"
 		fi
-		summary="$summary; with fio: boot $(field boot_s "$vm") s (total $(field run_s "$vm") s)$runs"
-		logs="$logs, $(field log "$vm")"
+		summary="$summary; with fio in the same boot$runs"
 		vm=$main_vm
 	fi
+	# the bench targets of this kernel (measured, not judged)
+	[ ${#p50_targets[@]} -eq 0 ] || printf '%s\n' "${p50_targets[@]}"
 	if [ ${#errs[@]} -eq 0 ]; then
 		echo "PASS vm $krel: $summary"
 		passed=$((passed + 1))
@@ -521,7 +564,7 @@ done
 # -- the package under real systemd (issue 16): vm/vmtest-systemd.sh on
 # 6.12 and 7.x with the package `make deb` built (make vmtest builds it);
 # one PASS/FAIL/SKIP vm-systemd line per kernel. UT_VM_SYSTEMD=0 leaves it
-# out (make check's vm_kernel_* tests: tests/integration/vm_systemd.sh runs it)
+# out (make check's vm_kernel_* tests: tests/integration/vm_systemd_*.sh run it)
 if [ "${UT_VM_SYSTEMD:-1}" != 0 ]; then
 	sys_series=()
 	for s in "${SERIES[@]}"; do

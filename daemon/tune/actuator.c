@@ -79,7 +79,7 @@ static int napi_call(int fd, unsigned int opcode, struct ut_io_uring_napi *arg,
  * Before 6.13 there are no tracking modes: the kernel refuses a non-zero
  * op_param (its pad/resv then) with EINVAL, and UNREGISTER alone is the way
  * off (seen on 6.12 under systemd: every stop failed to restore, tests/
- * integration/vm_systemd.sh).
+ * integration/vm_systemd_6_12.sh).
  */
 static int napi_off(int fd, char *err, size_t errlen)
 {

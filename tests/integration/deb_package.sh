@@ -13,7 +13,7 @@
 # what the package or an Essential package has; Build-Depends all installed
 # by scripts/deps.sh deb. Then dpkg really installs, removes and purges it on
 # this host (PID 1 is not systemd here, so the service is enabled but not
-# started: vm_systemd.sh starts and stops it in a guest) and the host is left
+# started: vm_systemd_*.sh start and stop it in a guest) and the host is left
 # as it was.
 . "$(dirname "$0")/../lib.sh"
 

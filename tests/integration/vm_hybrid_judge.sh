@@ -10,7 +10,9 @@
 #     missing one, naming the workload and both numbers; with
 #     UT_VM_HYBRID_BOUND=report (make check's) print the 12 pp one as a NOTE
 #   - FAIL an auto run whose HYBRID_IOPOLL is not what the daemon's verdict
-#     (hybrid_verdicts) said, and follow the advice without verdicts
+#     (hybrid_verdicts) said, and follow the advice without verdicts; where
+#     the agent's line says what it was told at setup, judge by that (and
+#     say it when the status's verdict moved since), FAIL a ring against it
 #   - write hybrid.csv with the rows of this run and keep other series'
 set -uo pipefail
 cd "$(dirname "$0")/../.." || exit 1
@@ -46,7 +48,8 @@ ring_json() {
 		| if .hybrid_verdicts == null then del(.hybrid_verdicts) else . end'
 }
 
-# run CASE HYBRID IOPS CPU [PRED_SAVING PRED_IOPS REC VERDICT]: one run's lines
+# run CASE HYBRID IOPS CPU [PRED_SAVING PRED_IOPS REC VERDICT [TOLD]]: one
+# run's lines; TOLD what the agent says the daemon told it at setup
 run() {
 	local c=$1 w=${1%-*} json
 	pid=$((pid + 1))
@@ -61,7 +64,7 @@ run() {
 		echo "UTVM: RESULT $c iopoll completed=30000 p50_us=80.0 p99_us=200.0 iops=$3 cpu_pct=$4 avg_us=90.0"
 	fi
 	echo "UTVM: JSON $c $json"
-	echo "UTVM: EXECLOG $c uringtune-agent: pid $pid ring fd 5: flags 0x1; daemon: hybrid: made up"
+	echo "UTVM: EXECLOG $c uringtune-agent: pid $pid ring fd 5: flags 0x1; daemon: hybrid: ${9:-made up}"
 	echo "UTVM: CASE $c rc=0 run_s=3.1"
 }
 
@@ -84,7 +87,15 @@ guest() {
 		run "$w-classic3" 0 9000 100 "$ps" "$pi" "$rec" "$vd"
 		run "$w-hybrid3" 1 6500 50
 		[ "$v" = auto-wrong ] && [ "$w" = fio ] && has=1
-		run "$w-auto" "$has" 10000 100 "$ps" "$pi" "$rec" "$vd"
+		if [ "$w" = fio ] && [ "$v" = moved ]; then
+			# told classic at setup, the status's verdict hybrid by then
+			run "$w-auto" 0 10000 100 "$ps" "$pi" "$rec" hybrid "classic, measured on 4 hybrid windows: -18% IOPS (bound 10%)"
+		elif [ "$w" = fio ] && [ "$v" = told-ignored ]; then
+			# told classic, the ring hybrid anyway (the status agrees with the told)
+			run "$w-auto" 1 10000 100 "$ps" "$pi" "$rec" classic "classic, measured on 4 hybrid windows: -18% IOPS (bound 10%)"
+		else
+			run "$w-auto" "$has" 10000 100 "$ps" "$pi" "$rec" "$vd"
+		fi
 	done
 }
 
@@ -128,6 +139,16 @@ grep -qx "$krel,iopoll_seq128k,n/a,0.308,n/a,-0.278,false" "$tmp/hybrid.rows" ||
 judge auto-wrong
 [ ${#errs[@]} -eq 1 ] && [[ ${errs[0]} == "hybrid fio-auto: HYBRID_IOPOLL true, but the daemon's verdict classic"* ]] ||
 	fail "auto against the verdict: ${errs[*]}"
+
+# the verdict moved between the ring's setup and the status: the ring is
+# judged by what the daemon told the agent, and the move is said
+judge moved
+[ ${#errs[@]} -eq 0 ] || fail "a verdict that moved after setup: ${errs[*]}"
+grep -q 'NOTE hybrid fio-auto: the verdict moved during the run: told classic at setup' "$tmp/moved.lines" ||
+	fail "a moved verdict not said: $(grep fio-auto "$tmp/moved.lines" | head -n 2)"
+judge told-ignored
+[ ${#errs[@]} -eq 1 ] && [[ ${errs[0]} == "hybrid fio-auto: HYBRID_IOPOLL true, but the daemon's verdict told at setup: classic"* ]] ||
+	fail "a ring against what it was told: ${errs[*]}"
 
 judge no-verdicts
 [ ${#errs[@]} -eq 0 ] || fail "without hybrid_verdicts (advice says classic): ${errs[*]}"

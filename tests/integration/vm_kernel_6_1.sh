@@ -3,9 +3,12 @@
 # Acceptance 5a-5c on Debian's 6.1 cloud kernel, in a VM with an emulated NVMe
 # device with a poll queue (vm/vmtest.sh): uringtuned observes an IOPOLL load
 # at QD1 and QD8, its completion count equals the load generator's exactly
-# and its p50 is within 2x; on 7.x hybrid rings show hybrid_poll_time and CPU
-# of classic vs hybrid is printed beside the advisor's prediction; on 6.1 the
-# daemon says NAPI tuning is unavailable and still reports IOPOLL times.
+# and its p50 is > 0 and at most 2x the generator's (its times lie inside
+# the generator's, its log2 slot at most doubles them; how close the two
+# are is a "target vm ... iopoll p50 ratio" line, not judged); on 7.x hybrid rings show
+# hybrid_poll_time and CPU of classic vs hybrid is printed beside the
+# advisor's prediction; on 6.1 the daemon says NAPI tuning is unavailable
+# and still reports IOPOLL times.
 # A kernel that cannot be fetched or a VM that cannot start is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/../.."

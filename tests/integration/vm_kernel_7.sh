@@ -1,13 +1,17 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
+# timeout: 600
 # Acceptance 5a-5c on Debian's 7 cloud kernel, in a VM with an emulated NVMe
 # device with a poll queue (vm/vmtest.sh): uringtuned observes an IOPOLL load
 # at QD1 and QD8, its completion count equals the load generator's exactly
-# and its p50 is within 2x; on 7.x hybrid rings show hybrid_poll_time and CPU
-# of classic vs hybrid is printed beside the advisor's prediction; on 6.1 the
-# daemon says NAPI tuning is unavailable and still reports IOPOLL times.
-# In a second boot with the fio layer (vm/guest-agent-fio.sh): fio
-# (io_uring, hipri=1, QD1) under `uringtune exec --hybrid off` and `--hybrid
+# and its p50 is > 0 and at most 2x the generator's (its times lie inside
+# the generator's, its log2 slot at most doubles them; how close the two
+# are is a "target vm ... iopoll p50 ratio" line, not judged); on 7.x hybrid rings show
+# hybrid_poll_time and CPU of classic vs hybrid is printed beside the
+# advisor's prediction; on 6.1 the daemon says NAPI tuning is unavailable
+# and still reports IOPOLL times.
+# In the same boot, after those runs, with the fio layer
+# (vm/guest-agent-fio.sh): fio (io_uring, hipri=1, QD1) under `uringtune exec --hybrid off` and `--hybrid
 # on` completes real I/O, its ring shows HYBRID_IOPOLL only with --hybrid on,
 # and fio's CPU and IOPS of classic vs hybrid are printed; a missing agent or
 # `uringtune exec` is a failure. In that boot, the hybrid part (issue 15):
@@ -20,7 +24,7 @@
 # A kernel that cannot be fetched or a VM that cannot start is a skip.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-# the systemd guest is tests/integration/vm_systemd.sh
+# the systemd guest is tests/integration/vm_systemd_6_12.sh and vm_systemd_7.sh
 out=$(UT_VM_SYSTEMD=0 UT_VM_CORE=0 UT_VM_HYBRID_BOUND=report vm/vmtest.sh 7 2>&1)
 rc=$?
 echo "$out"
