@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 900
+# budget: 300
 #
 # Issue 16, item 3: uringtune builds on older kernels. For each VM kernel
 # (6.1, 6.12 and 7.x; UT_CORE_SERIES picks): vmlinux.h is generated from

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 600
+# budget: 300
 # Acceptance 5a-5c on Debian's 7 cloud kernel, in a VM with an emulated NVMe
 # device with a poll queue (vm/vmtest.sh): uringtuned observes an IOPOLL load
 # at QD1 and QD8, its completion count equals the load generator's exactly

@@ -1,6 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-only
 # timeout: 900
+# budget: 300
 # Issue 16 item 2: the package under real systemd, on 7.x (the same on 6.12:
 # vm_systemd_6_12.sh; one kernel per test, one boot each, so that each stays
 # well under make check's 300 s on a loaded host). `make deb` builds the
