@@ -18,24 +18,4 @@
 # restored. The packaged unit must keep every line of
 # systemd/uringtune.service. One line per check and kernel; a kernel that
 # cannot be fetched or booted is a skip, a failed check a failure.
-set -uo pipefail
-cd "$(dirname "$0")/../.." || exit 1
-SERIES=7
-me=$(basename "$0" .sh)
-[ "$(id -u)" = 0 ] || { echo "$me: needs root (mmdebstrap, dpkg-deb -x with owners)"; exit 77; }
-
-t0=$(date +%s)
-if ! out=$(make --no-print-directory deb 2>&1); then
-	tail -n 20 <<<"$out"
-	echo "$me: make deb failed"
-	exit 1
-fi
-echo "make deb: $(( $(date +%s) - t0 )) s"
-out=$(vm/vmtest-systemd.sh --deb auto $SERIES 2>&1)
-rc=$?
-echo "$out"
-case $rc in
-0) exit 0 ;;
-3) grep -E '^SKIP vm-systemd ' <<<"$out" | tail -n 1 | sed 's/^SKIP //'; exit 77 ;;
-*) exit 1 ;;
-esac
+exec "$(dirname "$0")/../../vm/systemd-series-test.sh" "$(basename "$0" .sh)" 7
