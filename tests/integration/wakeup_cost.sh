@@ -27,29 +27,35 @@ log "at start: daemon.wakeup $src0"
 port=7100
 # check_shape NAME CLIENT_ARGS...: one run without NAPI, checked
 check_shape() {
-	local name=$1 sp cp t0 line rtt max rings
+	local name=$1 sp cp t0 line rtt max rings srv cli
 	shift
 	port=$((port + 1))
+	# files of this run's own, made before the ends start: a shape's server
+	# must not be taken as bound on the last shape's "ring" line
+	srv=$T/server.$port.out
+	cli=$T/client.$port.out
+	: >"$srv"
+	: >"$cli"
 	# the ends on different CPUs: a wake-up crosses CPUs, as on a real host
 	ip netns exec "$NS_A" taskset -c 0 "$B/pingpong" server --bind 198.18.0.1:$port \
-		--quiet >"$T/server.out" &
+		--quiet >"$srv" &
 	sp=$!
 	BG_PIDS+=("$sp")
 	# bound once it printed its ring (a client sooner is refused: ECONNREFUSED)
-	wait_line "$T/server.out" '^ring '
+	wait_line "$srv" '^ring '
 	ip netns exec "$NS_B" taskset -c 1 stdbuf -oL "$B/pingpong" client \
-		--connect 198.18.0.1:$port --linger 10 --quiet "$@" >"$T/out" &
+		--connect 198.18.0.1:$port --linger 10 --quiet "$@" >"$cli" &
 	cp=$!
 	BG_PIDS+=("$cp")
 	t0=$SECONDS
-	while ! grep -q '^rtt' "$T/out"; do
-		kill -0 "$cp" 2>/dev/null || fail "$name: pingpong client exited: $(cat "$T/out")"
+	while ! grep -q '^rtt' "$cli"; do
+		kill -0 "$cp" 2>/dev/null || fail "$name: pingpong client exited: $(cat "$cli")"
 		[ $((SECONDS - t0)) -lt 120 ] || fail "$name: pingpong client gave no result in 120 s"
 		sleep 0.2
 	done
 	# the last tick's wake-ups in: two ticks
 	sleep 1.2
-	line=$(grep '^rtt' "$T/out")
+	line=$(grep '^rtt' "$cli")
 	rtt=$(field avg_us "$line")
 	max=$(field max_us "$line")
 	rings=$(status_json | jq -c --argjson a "$sp" --argjson b "$cp" \
