@@ -114,9 +114,12 @@ static void on_create(struct inventory *inv, const struct ut_event *ev)
 	/* found by a scan before its event was read: the same ring */
 	if (ring && ino && ring->obs.holder.ino == ino)
 		return;
-	/* a new ring at a freed ring's address: the old one's slot goes */
+	/*
+	 * A new ring at a freed ring's address, its end not seen (events lost):
+	 * the old one goes as at its end, its slot and its journal entry too.
+	 */
 	if (ring)
-		agent_server_ring_gone(inv->agent, ring);
+		inventory_ring_removed(ring, inv);
 	ring = registry_on_create(inv->reg, ev, ino);
 	if (!ring) {
 		log_err("out of memory for ring pid=%u fd=%d", ev->tgid, ev->fd);

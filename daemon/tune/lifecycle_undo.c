@@ -234,6 +234,31 @@ static bool entry_of_gone(const struct journal_entry *e, const struct journal_en
 	       (!e->start_boottime || e->start_boottime == id->start_boottime);
 }
 
+/*
+ * Is @e the entry of one of the gone rings (@gone, @n, sorted by address)?
+ * Several rings may have lived at its address since the last drop (freed
+ * ring memory is reused at once): each of them is asked, not the first met.
+ */
+static bool entry_is_gone(const struct journal_entry *e, const struct journal_entry *gone,
+			  size_t n)
+{
+	size_t lo = 0, hi = n;
+
+	/* the first gone ring at or above the entry's address */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (gone[mid].ctx < e->ctx)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && gone[lo].ctx == e->ctx; lo++)
+		if (entry_of_gone(e, &gone[lo]))
+			return true;
+	return false;
+}
+
 void lifecycle_drop_gone(struct lifecycle *lc)
 {
 	struct journal *j = &lc->journal;
@@ -250,14 +275,10 @@ void lifecycle_drop_gone(struct lifecycle *lc)
 	}
 	/* sorted once: 10 000 rings gone against 10 000 entries stays quick */
 	qsort(lc->gone, lc->n_gone, sizeof(*lc->gone), by_ctx);
-	for (size_t i = 0; i < j->n; i++) {
-		const struct journal_entry *id = bsearch(&j->entries[i], lc->gone, lc->n_gone,
-							 sizeof(*lc->gone), by_ctx);
-
+	for (size_t i = 0; i < j->n; i++)
 		/* not a new ring's entry at a gone ring's address */
-		if (id && entry_of_gone(&j->entries[i], id))
+		if (entry_is_gone(&j->entries[i], lc->gone, lc->n_gone))
 			drop[n++] = j->entries[i].ctx;
-	}
 	/* their changes died with them: no one waits for this drop */
 	lc_stage_drop(lc, drop, n);
 	lc_journal_kick(lc);

@@ -509,6 +509,32 @@ UT_TEST(rings_gone_dropped_in_one_write)
 	crash();
 }
 
+/*
+ * Rings born and closed at one address between two drops (the kernel reuses
+ * a freed ring's memory at once): the entry of the last one taken goes, whichever
+ * of them a search of the gone rings meets first.
+ */
+UT_TEST(rings_gone_at_one_address_dropped)
+{
+	struct ut_ring *r;
+
+	start(UT_MODE_TUNE);
+	lifecycle_settle_journal(&lc);
+	for (int i = 0; i < 5; i++) {
+		registry_remove(&reg, RING_A);
+		r = add_ring(RING_A, 100, 5, 0, false);
+		r->obs.holder.ino = 1000 + (uint64_t)i;	/* a new file each time */
+		lifecycle_ring_found(&lc, r, false);
+		lifecycle_flush(&lc);
+		UT_ASSERT_EQ_INT(lc.journal.n, 1);
+		UT_ASSERT_EQ_INT(journal_find(&lc.journal, RING_A)->ino, 1000 + i);
+		lifecycle_ring_gone(&lc, r);
+	}
+	lifecycle_drop_gone(&lc);
+	UT_ASSERT_EQ_INT(lc.journal.n, 0);
+	crash();
+}
+
 /* a start after a crash: every gone ring's entry dropped in one write */
 UT_TEST(settle_gone_in_one_write)
 {
@@ -1078,6 +1104,7 @@ int main(void)
 	ut_run("select_and_flags_gate_taking", select_and_flags_gate_taking);
 	ut_run("ring_gone_drops_entry", ring_gone_drops_entry);
 	ut_run("rings_gone_dropped_in_one_write", rings_gone_dropped_in_one_write);
+	ut_run("rings_gone_at_one_address_dropped", rings_gone_at_one_address_dropped);
 	ut_run("settle_gone_in_one_write", settle_gone_in_one_write);
 	ut_run("other_daemons_calls_are_not_the_apps", other_daemons_calls_are_not_the_apps);
 	ut_run("agent_backend_deferred_until_confirmed", agent_backend_deferred_until_confirmed);
