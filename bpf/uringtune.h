@@ -46,11 +46,25 @@ struct ut_ring_stats {
 	__u64 busy_windows;	/* waits that busy-polled NAPI first */
 	__u64 busy_paid;	/* ... and were satisfied without sleeping */
 	/*
-	 * Lengths of paid-off windows, timed on a 1-in-16 sample (a clock read
-	 * costs ~50 ns). A window that did not pay lasted the ring's timeout.
+	 * Windows are timed on a 1-in-16 sample (a clock read costs ~50 ns),
+	 * from the first busy-poll iteration the waiting thread ran
+	 * (napi:napi_poll with the busy-poll budget, on its CPU) to the end of
+	 * the busy loop (io_uring_cqring_wait), whatever armed the receive: a
+	 * poll before each wait, or a multishot receive armed once.
 	 */
-	__u64 busy_ns;		/* sum of the sampled lengths */
-	__u64 busy_hist[UT_HIST_SLOTS];
+	__u64 busy_ns;		/* paid windows timed: sum of their lengths */
+	__u64 busy_hist[UT_HIST_SLOTS];	/* ... and their lengths */
+	__u64 unpaid_timed;	/* windows that did not pay, timed */
+	__u64 unpaid_timed_ns;	/* ... sum of their lengths */
+	__u64 windows_sampled;	/* windows in the sample, timed or not */
+	/*
+	 * ... not timed: no busy-poll iteration of the waiting thread was seen
+	 * on its CPU (the NAPI was being polled elsewhere, or the thread was
+	 * switched out or moved during the window), or the window measured
+	 * longer than the timeout allows. Their length is not known.
+	 */
+	__u64 windows_unstamped;
+	__u64 windows_overlong;
 
 	__u32 napi_ids[UT_MAX_NAPI_IDS];	/* seen on the ring's sockets */
 	__u32 last_napi_id;			/* fast path: same as last time */
@@ -60,9 +74,11 @@ struct ut_ring_stats {
 	struct ut_napi_state napi;	/* as of the last wait or register */
 
 	__u32 user_tgid;	/* the process that last waited on the ring */
+	__u32 wait_tid;		/* ... and its thread: whose CPU the bill is bounded by */
 	/* the kernel's napi_list, copied now and then (read_kernel_ids) */
 	__u32 n_kernel_ids;	/* entries (may exceed the array) */
 	__u32 kernel_napi_ids[UT_MAX_NAPI_IDS];
+	__u32 pad2;
 	__u64 kernel_ids_reads;	/* 0: never copied */
 
 	/*
@@ -78,14 +94,6 @@ struct ut_ring_stats {
 	__u64 wakes;		/* of those, timed to the waiter running its work */
 	__u64 wake_ns;		/* sum of those times: the latency the sleeps cost */
 	__u64 wakes_long;	/* not counted: longer than UT_WAKE_MAX_NS (preempted) */
-
-	/*
-	 * Time spun in windows that did not pay off: each adds its ring's
-	 * timeout (busy_poll_ns), the length io_napi_busy_loop() gives the
-	 * window; counted, not timed (an estimate: a window can end sooner,
-	 * e.g. on need_resched()). With busy_ns/busy_hist, the bill's spin.
-	 */
-	__u64 unpaid_spin_ns;
 };
 
 /* a wake-up timed longer than this was the waiter's CPU being busy, not the wake-up */
