@@ -105,33 +105,57 @@ struct {
 } events SEC(".maps");
 
 /*
- * per CPU: the current thread armed poll on a NAPI ring, i.e. is about to
- * wait on it. poll_arm has a typed ring pointer, so it reads the ring's NAPI
- * settings with plain loads; cqring_wait has only a void pointer and would
- * pay a probe read for each.
+ * per CPU: the busy-poll window of the thread running there. A window opens
+ * at the first busy-poll iteration of a thread (napi:napi_poll with the
+ * busy-poll budget, in the polling task) and closes at io_uring_cqring_wait,
+ * which fires right after io_cqring_wait()'s busy loop: so a window is timed
+ * whatever armed the receive it waits for (a poll before each wait, or a
+ * multishot receive armed once), and whatever way the wait came (a timeout,
+ * min_wait, a registered ring, DEFER_TASKRUN or not).
+ *
+ * The clock read at the open happens inside the spin, which costs nothing
+ * the spin did not already waste; later iterations cost a compare. The
+ * first iteration itself (its poll returns before the tracepoint) is not in
+ * the window: windows measure about one iteration short.
+ *
+ * The busy loop never sleeps, so a window runs on one CPU unless its thread
+ * is switched out (preempted, then maybe moved). Its context switch count
+ * tells: a thread seen polling here again after a switch is either that
+ * window resumed or a later one after a window that ended elsewhere, and in
+ * both cases the length is not known.
  */
-struct arm_stamp {
-	__u64 ctx;
-	__u64 ts;		/* 0 unless this window is in the sample */
-	__u64 busy_poll_ns;
-	__u32 tid;
-	__u32 list_nonempty;
-	__u32 seq;
+struct spin_stamp {
+	__u32 tid;		/* the thread whose window is open, 0 none */
+	__u32 pad;
+	__u64 csw;		/* its voluntary + involuntary switches at the open */
+	__u64 ts;		/* the open; 0: its length is not known */
 };
-
-/*
- * Timing a window takes two clock reads (~50 ns each here): only one window
- * in 2^WINDOW_SAMPLE_SHIFT per CPU is timed. Counts of windows and of those
- * that paid off are exact; the histogram and time_ns cover the sample.
- */
-#define WINDOW_SAMPLE_SHIFT	4
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct arm_stamp);
-} last_arm SEC(".maps");
+	__type(value, struct spin_stamp);
+} spin_open SEC(".maps");
+
+/* napi_busy_loop()'s budget (BUSY_POLL_BUDGET); softirq polls pass the NAPI's weight */
+#define BUSY_POLL_BUDGET	8
+
+/*
+ * Closing a window costs a clock read (~50 ns here), outside the spin: only
+ * one window in 2^WINDOW_SAMPLE_SHIFT of each ring is timed. Counts of
+ * windows and of those that paid off are exact; lengths cover the sample.
+ */
+#define WINDOW_SAMPLE_SHIFT	4
+#define WINDOW_SAMPLE_MASK	((1ULL << WINDOW_SAMPLE_SHIFT) - 1)
+
+/*
+ * A window lasts at most its timeout, plus the iteration under way when the
+ * timeout passed and the tracepoint's own entry: a longer one was not timed
+ * from its own start (a busy poll of the same thread outside io_uring, e.g.
+ * epoll's, opened it).
+ */
+#define WINDOW_SLACK_NS		(20 * 1000ULL)
 
 /*
  * per CPU: last (ring, socket file) whose NAPI ID was recorded. Reading the
@@ -459,19 +483,6 @@ int BPF_PROG(on_ring_register, void *ctxp, unsigned int opcode,
 	return 0;
 }
 
-/* ctx->napi_busy_poll_dt with plain loads, across the 6.9+ layouts; 0 if none */
-static __always_inline __u64 busy_poll_ns_direct(struct io_ring_ctx *ctx)
-{
-	struct io_ring_ctx___napi_v69 *v69 = (void *)ctx;
-	struct io_ring_ctx___napi_v611 *v611 = (void *)ctx;
-
-	if (bpf_core_field_exists(v611->napi_busy_poll_dt))
-		return v611->napi_busy_poll_dt;
-	if (bpf_core_field_exists(v69->napi_busy_poll_to))
-		return (__u64)v69->napi_busy_poll_to * 1000;
-	return 0;
-}
-
 /*
  * The NAPI ID of the socket a request polls, recorded on its ring. Taken
  * where the kernel's own dynamic tracking takes it (io_arm_poll_handler ->
@@ -533,29 +544,44 @@ static __always_inline void note_napi_id(struct io_kiocb *req)
 SEC("tp_btf/io_uring_poll_arm")
 int BPF_PROG(on_poll_arm, struct io_kiocb *req, int mask, int events)
 {
-	struct io_ring_ctx *ring = req->ctx;
-	struct io_ring_ctx___napi *napi = (void *)ring;
-	struct arm_stamp *st;
-	__u32 zero = 0;
-	__u64 dt;
-
 	note_napi_id(req);
-
-	/* only rings that busy-poll in their waits need a window start */
-	dt = busy_poll_ns_direct(ring);
-	if (!dt || (ring->flags & IORING_SETUP_SQPOLL) || !ring_has_napi(ring))
-		return 0;
-	st = bpf_map_lookup_elem(&last_arm, &zero);
-	if (!st)
-		return 0;
-	st->ctx = (__u64)ring;
-	st->busy_poll_ns = dt;
-	st->list_nonempty = (void *)napi->napi_list.next != (void *)ring_napi_head(ring);
-	st->tid = (__u32)bpf_get_current_pid_tgid();
-	st->ts = (st->seq++ & ((1U << WINDOW_SAMPLE_SHIFT) - 1)) ? 0 : bpf_ktime_get_ns();
 	return 0;
 }
 
+/*
+ * A busy-poll iteration (softirq polls, with the NAPI's weight as budget,
+ * leave at the first compare): the polling thread's window opens at its
+ * first one.
+ */
+SEC("tp_btf/napi_poll")
+int BPF_PROG(on_napi_poll, struct napi_struct *napi, int work, int budget)
+{
+	struct task_struct *task;
+	struct spin_stamp *st;
+	__u32 zero = 0, tid;
+	__u64 csw;
+
+	if (budget != BUSY_POLL_BUDGET)
+		return 0;
+	st = bpf_map_lookup_elem(&spin_open, &zero);
+	if (!st)
+		return 0;
+	task = bpf_get_current_task_btf();
+	tid = task->pid;
+	csw = task->nvcsw + task->nivcsw;
+	if (st->tid == tid) {
+		/* the window goes on; after a switch, its start is not known */
+		if (st->csw != csw) {
+			st->csw = csw;
+			st->ts = 0;
+		}
+		return 0;
+	}
+	st->tid = tid;
+	st->csw = csw;
+	st->ts = bpf_ktime_get_ns();
+	return 0;
+}
 
 /*
  * Will this wait end without sleeping? The tracepoint fires right after the
@@ -604,11 +630,17 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct io_ring_ctx *ring = ctxp;
 	struct ut_ring_stats *rs;
-	struct arm_stamp *st;
-	bool satisfied, busy;
-	__u64 dt, dur, now;
+	struct spin_stamp *st;
+	__u64 dt, dur, ts = 0, n;
+	bool satisfied;
 	__u32 zero = 0;
 
+	/* this thread's window on this CPU, if one is open, ends here */
+	st = bpf_map_lookup_elem(&spin_open, &zero);
+	if (st && st->tid == (__u32)task->pid) {
+		ts = st->ts;
+		st->tid = 0;
+	}
 	rs = ring_get(ring);
 	if (!rs)
 		return 0;
@@ -616,9 +648,11 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	__sync_fetch_and_add(&rs->waits, 1);
 	if (!satisfied)
 		sleep_begin(task, ring);
-	/* a ring passed to another process shows who uses it now */
+	/* a ring passed to another process (or thread) shows who uses it now */
 	if (rs->user_tgid != (__u32)task->tgid)
 		rs->user_tgid = task->tgid;
+	if (rs->wait_tid != (__u32)task->pid)
+		rs->wait_tid = task->pid;
 	if ((rs->waits & 127) == 1)
 		read_kernel_ids(ring, rs);
 	if (satisfied)
@@ -627,55 +661,44 @@ int BPF_PROG(on_cqring_wait, void *ctxp, int min_events)
 	/*
 	 * io_cqring_wait() busy-polled just before this tracepoint if the
 	 * ring's NAPI list is non-empty and its timeout non-zero, unless the
-	 * SQPOLL thread polls for it. The arm stamp of this thread on this
-	 * ring says so for free; otherwise read the ring (settings change only
-	 * through register calls, which refresh rs->napi).
+	 * SQPOLL thread polls for it (settings change only through register
+	 * calls, which refresh rs->napi).
 	 */
-	st = bpf_map_lookup_elem(&last_arm, &zero);
-	if (st && st->ctx == (__u64)ring && st->tid == (__u32)task->pid) {
-		dt = st->busy_poll_ns;
-		busy = st->list_nonempty;
+	dt = rs->napi.busy_poll_ns;
+	if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL) || !ring_has_napi(ring))
+		return 0;
+	if (BPF_CORE_READ((struct io_ring_ctx___napi *)ring, napi_list.next) ==
+	    ring_napi_head(ring))
+		return 0;
+
+	n = __sync_fetch_and_add(&rs->busy_windows, 1);
+	if (satisfied)
+		__sync_fetch_and_add(&rs->busy_paid, 1);
+	if (n & WINDOW_SAMPLE_MASK)
+		return 0;
+	/*
+	 * In the sample. A window whose start was not seen here (no busy-poll
+	 * iteration of this thread on this CPU: the NAPI was being polled by
+	 * someone else, or the thread was switched out) has no known length:
+	 * counted as such, never priced at the timeout.
+	 */
+	__sync_fetch_and_add(&rs->windows_sampled, 1);
+	if (!ts) {
+		__sync_fetch_and_add(&rs->windows_unstamped, 1);
+		return 0;
+	}
+	dur = bpf_ktime_get_ns() - ts;
+	if (dur > dt + WINDOW_SLACK_NS) {
+		__sync_fetch_and_add(&rs->windows_overlong, 1);
+		return 0;
+	}
+	if (satisfied) {
+		__sync_fetch_and_add(&rs->busy_ns, dur);
+		__sync_fetch_and_add(&rs->busy_hist[hist_slot(dur)], 1);
 	} else {
-		st = NULL;
-		dt = rs->napi.busy_poll_ns;
-		if (!dt || (rs->setup_flags & IORING_SETUP_SQPOLL) || !ring_has_napi(ring))
-			return 0;
-		busy = BPF_CORE_READ((struct io_ring_ctx___napi *)ring, napi_list.next) !=
-		       ring_napi_head(ring);
+		__sync_fetch_and_add(&rs->unpaid_timed, 1);
+		__sync_fetch_and_add(&rs->unpaid_timed_ns, dur);
 	}
-	if (!busy)
-		return 0;
-
-	__sync_fetch_and_add(&rs->busy_windows, 1);
-	/*
-	 * A window that did not pay ran to its timeout, which is known: the
-	 * bill's unpaid spin adds it, one atomic add and no clock read.
-	 */
-	if (!satisfied) {
-		/* unpaid windows are timed below (the sample) */
-		return 0;
-	}
-	__sync_fetch_and_add(&rs->busy_paid, 1);
-
-	/*
-	 * Only sampled windows that paid off are timed: they began about when
-	 * this thread armed the poll it waits on. The arm comes before the
-	 * wait's own busy loop (the submit and the wait's entry lie between),
-	 * so a paid window can measure longer than the timeout: then where it
-	 * began is not known, and it is dropped. (Counted at the timeout
-	 * instead, such windows made a slow-reply server's paid windows all
-	 * look "near the timeout": the tuner climbed 50 -> 99 -> 198 us on
-	 * them. Dropped, the windows near the timeout are under-counted: the
-	 * bill's paid spin is a little low, exploration a little shy.)
-	 */
-	if (!st || !st->ts)
-		return 0;
-	now = bpf_ktime_get_ns();
-	dur = now - st->ts;
-	if (dur > dt)
-		return 0;
-	__sync_fetch_and_add(&rs->busy_ns, dur);
-	__sync_fetch_and_add(&rs->busy_hist[hist_slot(dur)], 1);
 	return 0;
 }
 
@@ -707,6 +730,8 @@ int BPF_PROG(on_task_add, struct io_kiocb *req, int mask)
 	__u64 now, gap;
 	__u32 tid;
 
+	/* a multishot receive armed once is seen here, at each wake */
+	note_napi_id(req);
 	if (!task)
 		return 0;
 	tid = task->pid;
