@@ -111,6 +111,7 @@ static void start_identity(struct ut_daemon *d)
 	if (uname(&uts) == 0)
 		snprintf(d->kernel, sizeof(d->kernel), "%s", uts.release);
 	d->napi_supported = trace_kernel_has_napi();
+	d->napi_no_static = d->napi_supported && !trace_kernel_has_napi_tracking();
 	if (!d->napi_supported)
 		log_warn("kernel %s has no io_uring NAPI busy polling (needs 6.9+): observing only",
 			 d->kernel);
@@ -158,6 +159,7 @@ static int start_parts(struct ut_daemon *d)
 	};
 	d->lc.self_pid = d->self_pid;
 	d->lc.napi_supported = d->napi_supported;
+	d->lc.napi_no_static = d->napi_no_static;
 	backend_pidfd_init(&d->lc.pidfd);
 	ret = registry_init(&d->reg);
 	if (!ret)

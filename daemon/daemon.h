@@ -34,6 +34,7 @@ struct ut_daemon {
 	struct reload_state reload;	/* the last SIGHUP's outcome */
 	pid_t self_pid;
 	bool napi_supported;		/* kernel has io_uring NAPI (6.9+) */
+	bool napi_no_static;		/* ... but no tracking modes (before 6.13) */
 	struct hybrid_support hybrid;	/* HYBRID_IOPOLL (6.13+), and how that is known */
 	char kernel[65];		/* uname -r */
 	struct instance inst;		/* the tuning and state locks */

@@ -14,11 +14,15 @@
  *     back on would only cost a register call).
  *  3. NAPI ID tracking, whatever the amount of evidence:
  *     - AUTO: dynamic goes static once the observed IDs have not grown for
- *       static_after_s; static goes back to dynamic as soon as an observed
- *       ID is not in the static list (its queue would not be polled);
+ *       static_after_s, or once an observed ID has been missing from the
+ *       kernel's dynamic list for settle_s (through a later copy of that
+ *       list): static with the observed and the kernel's IDs; static goes
+ *       back to dynamic as soon as an observed ID is not in the static list
+ *       (its queue would not be polled);
  *     - STATIC: static with the observed IDs as soon as there are any, then
  *       fixed (the policy's trade-off: a queue used later is not polled);
  *     - DYNAMIC: a static ring (the policy changed) goes dynamic.
+ *     A kernel without static lists (before 6.13) stays dynamic.
  *     The timeout is kept; the timeout decision waits for the next period.
  *  4. fewer than min_windows windows since the last decision -> KEEP.
  *  5. the timeout, from the evidence:
@@ -352,18 +356,83 @@ static bool differs(const struct tuner_policy *pol, unsigned int cur, unsigned i
 	return d * 100 > (uint64_t)pol->change_pct * cur;
 }
 
+/*
+ * An ID seen on the ring's sockets that the kernel's dynamic list lacks
+ * (a multishot receive armed before the socket's first packet gives the
+ * kernel's tracking nothing to learn from): its first such ID, 0 if none,
+ * or if the list is not known whole.
+ */
+static uint32_t kernel_missed(const struct tuner_input *in, const uint32_t *ids,
+			      unsigned int n_ids)
+{
+	if (!in->kernel_ids || !in->kernel_ids_known || in->n_kernel_ids > UT_MAX_NAPI_IDS)
+		return 0;
+	for (unsigned int i = 0; i < n_ids; i++) {
+		bool found = false;
+
+		for (unsigned int k = 0; k < in->n_kernel_ids && !found; k++)
+			found = in->kernel_ids[k] == ids[i];
+		if (!found)
+			return ids[i];
+	}
+	return 0;
+}
+
+/*
+ * The miss has lasted settle_s, through a later copy of the kernel's list
+ * (copied every 128 waits: the copy that showed it may predate the ID).
+ */
+static bool miss_confirmed(const struct tuner_policy *pol, struct tuner_state *st,
+			   const struct tuner_input *in, uint32_t missed)
+{
+	if (!missed) {
+		st->miss_since_ns = 0;
+		return false;
+	}
+	if (!st->miss_since_ns) {
+		st->miss_since_ns = in->now_ns;
+		st->miss_reads = in->kernel_ids_reads;
+		return false;
+	}
+	return in->kernel_ids_reads > st->miss_reads &&
+	       elapsed(in->now_ns, st->miss_since_ns) >= sec_ns(pol->settle_s);
+}
+
+/* the seen IDs and the kernel's, once each: all that should be polled */
+static unsigned int ids_union(const struct tuner_input *in, const uint32_t *ids,
+			      unsigned int n_ids, uint32_t *out)
+{
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; i < n_ids && n < UT_MAX_NAPI_IDS; i++)
+		out[n++] = ids[i];
+	for (unsigned int k = 0; k < in->n_kernel_ids && k < UT_MAX_NAPI_IDS; k++) {
+		bool have = false;
+
+		for (unsigned int i = 0; i < n && !have; i++)
+			have = out[i] == in->kernel_ids[k];
+		if (!have && n < UT_MAX_NAPI_IDS && in->kernel_ids[k])
+			out[n++] = in->kernel_ids[k];
+	}
+	return n;
+}
+
 /* step 3 of the header comment: static or dynamic NAPI ID tracking */
-static bool track_decision(const struct tuner_policy *pol, const struct tuner_state *st,
+static bool track_decision(const struct tuner_policy *pol, struct tuner_state *st,
 			   const struct tuner_input *in, const uint32_t *ids, unsigned int n_ids,
 			   struct tuner_setting *next, char *why, size_t whylen)
 {
 	const struct tuner_setting *cur = &st->cur;
 	char list[IDS_BUFLEN], seen[IDS_BUFLEN];
 	uint64_t stable;
+	uint32_t missed;
 
 	*next = *cur;
 	fmt_ids(list, sizeof(list), cur->ids, cur->n_ids);
 	fmt_ids(seen, sizeof(seen), ids, n_ids);
+	/* before 6.13 there are no static lists: dynamic tracking is all there is */
+	if (in->no_static)
+		return false;
 	switch (pol->tracking) {
 	case TUNER_TRACK_DYNAMIC:
 		if (!cur->static_ids)
@@ -395,6 +464,21 @@ static bool track_decision(const struct tuner_policy *pol, const struct tuner_st
 			return true;
 		}
 		return false;
+	}
+	missed = kernel_missed(in, ids, n_ids);
+	if (miss_confirmed(pol, st, in, missed)) {
+		uint32_t all[UT_MAX_NAPI_IDS];
+		unsigned int n = ids_union(in, ids, n_ids, all);
+		char kernel[IDS_BUFLEN], polled[IDS_BUFLEN];
+
+		fmt_ids(kernel, sizeof(kernel), in->kernel_ids,
+			in->n_kernel_ids < UT_MAX_NAPI_IDS ? in->n_kernel_ids : UT_MAX_NAPI_IDS);
+		fmt_ids(polled, sizeof(polled), all, n);
+		set_static(next, all, n);
+		say(why, whylen, "NAPI ID %u seen on the ring's sockets is not in the kernel's "
+		    "dynamic list (%s): static tracking with %s", missed,
+		    in->n_kernel_ids ? kernel : "empty", polled);
+		return true;
 	}
 	stable = elapsed(in->now_ns, in->ids_changed_ns);
 	if (n_ids && stable >= sec_ns(pol->static_after_s)) {

@@ -109,6 +109,12 @@ struct tuner_input {
 	const uint32_t *napi_ids;	/* observed on the ring's sockets */
 	unsigned int n_ids;
 	uint64_t ids_changed_ns;	/* when the observed set last grew */
+	/* the kernel's own list (ctx->napi_list), as last copied */
+	const uint32_t *kernel_ids;
+	unsigned int n_kernel_ids;	/* may exceed UT_MAX_NAPI_IDS: then not all known */
+	bool kernel_ids_known;		/* copied at least once */
+	uint64_t kernel_ids_reads;	/* copies so far: a miss is confirmed by a later one */
+	bool no_static;			/* the kernel has no static lists (before 6.13) */
 	uint64_t wakeup_ns;		/* what a sleep costs this ring's waiter; 0: the policy's */
 };
 
@@ -127,6 +133,9 @@ struct tuner_state {
 	uint64_t waits_nosleep;
 	uint64_t fresh;			/* windows since the last decision */
 	uint64_t wakeup_ns;		/* the latest input's, 0 if none came */
+	/* an ID seen on the ring's sockets missing from the kernel's dynamic list */
+	uint64_t miss_since_ns;		/* first seen missing; 0: none missing */
+	uint64_t miss_reads;		/* the kernel list's copies then */
 };
 
 enum tuner_verdict {

@@ -50,7 +50,8 @@ static unsigned int min_napi_id(void)
 	return kmax + 2;
 }
 
-bool trace_kernel_has_napi(void)
+/* has the kernel's struct io_ring_ctx one of these members (NULL-ended)? From its BTF */
+static bool ring_ctx_has(const char *const *members)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
 	const struct btf_member *m;
@@ -67,12 +68,26 @@ bool trace_kernel_has_napi(void)
 		for (i = 0; i < btf_vlen(t) && !found; i++, m++) {
 			const char *name = btf__name_by_offset(btf, m->name_off);
 
-			found = name && (strcmp(name, "napi_busy_poll_dt") == 0 ||
-					 strcmp(name, "napi_busy_poll_to") == 0);
+			for (int k = 0; name && members[k] && !found; k++)
+				found = strcmp(name, members[k]) == 0;
 		}
 	}
 	btf__free(btf);
 	return found;
+}
+
+bool trace_kernel_has_napi(void)
+{
+	static const char *const m[] = { "napi_busy_poll_dt", "napi_busy_poll_to", NULL };
+
+	return ring_ctx_has(m);
+}
+
+bool trace_kernel_has_napi_tracking(void)
+{
+	static const char *const m[] = { "napi_track_mode", NULL };
+
+	return ring_ctx_has(m);
 }
 
 /*

@@ -83,5 +83,7 @@ uint64_t trace_rings_dropped(const struct ut_trace *t);
 
 /* the kernel's io_uring has NAPI busy polling (6.9+), from its BTF */
 bool trace_kernel_has_napi(void);
+/* ... and tracking modes, static NAPI ID lists among them (6.13+) */
+bool trace_kernel_has_napi_tracking(void);
 
 #endif /* UT_TRACE_H */

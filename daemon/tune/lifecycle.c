@@ -338,7 +338,9 @@ int lc_first_change(struct lifecycle *lc, struct ut_ring *ring)
 	/* what happened while the journal was written: taken over, reset, a stop */
 	if (!takeable(lc, ring))
 		return 0;
-	tuner_initial(pol, o->stats.napi_ids, o->have_stats ? lc_count_ids(o->stats.napi_ids) : 0,
+	/* no IDs given, no static list: a kernel before 6.13 has none */
+	tuner_initial(pol, o->stats.napi_ids,
+		      o->have_stats && !lc->napi_no_static ? lc_count_ids(o->stats.napi_ids) : 0,
 		      lc_now(lc), &ring->tune.tuner, &s);
 	/* eligible rings are tunable from outside: never through an agent */
 	ret = lc->pidfd.apply(lc->pidfd.arg, ring, &s, err, sizeof(err));
@@ -433,7 +435,7 @@ static void decide(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	/* its holder let go of it: no (pid, fd) to reach it by until it is found again */
 	if (ring->obs.holder_lost)
 		return;
-	lc_input_of(ring, now, &in);
+	lc_input_of(lc, ring, now, &in);
 	if (tuner_decide(&lc->cfg->napi, &t->tuner, &in, &s, why, sizeof(why)) != TUNER_APPLY)
 		return;
 	ret = lc_apply(lc, ring, &s, err, sizeof(err));

@@ -75,6 +75,7 @@ struct lifecycle {
 	const struct ut_config *cfg;	/* mode and [napi]; swapped in place on reload */
 	pid_t self_pid;			/* our own register calls are not an app's */
 	bool napi_supported;
+	bool napi_no_static;		/* no static NAPI ID lists (before 6.13) */
 	struct lifecycle_env env;
 	struct tune_backend pidfd;	/* from outside, journaled */
 	struct tune_backend agent;	/* through the ring's agent (name NULL: none) */

@@ -86,7 +86,8 @@ static void advice_start(struct lifecycle *lc, struct ut_ring *ring, struct ring
 	char why[160];
 
 	memset(&a->shadow, 0, sizeof(a->shadow));
-	tuner_initial(&lc->cfg->napi, in->napi_ids, in->n_ids, t0, &a->shadow, &s);
+	tuner_initial(&lc->cfg->napi, in->napi_ids, lc->napi_no_static ? 0 : in->n_ids, t0,
+		      &a->shadow, &s);
 	tuner_applied(&a->shadow, &s, t0);
 	a->started = true;
 	snprintf(why, sizeof(why), "initial: NAPI on, %u us%s, %s tracking, as tune mode takes "
@@ -125,7 +126,7 @@ void lc_advise(struct lifecycle *lc, struct ut_ring *ring, uint64_t now)
 	}
 	if (!advice_selected(lc, ring, a))
 		return;
-	lc_input_of(ring, now, &in);
+	lc_input_of(lc, ring, now, &in);
 	if (!a->started)
 		advice_start(lc, ring, a, &in, now);
 	/*

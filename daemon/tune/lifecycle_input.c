@@ -6,10 +6,12 @@
  */
 #include <string.h>
 
+#include "lifecycle.h"
 #include "lifecycle_priv.h"
 #include "ring.h"
 
-void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in)
+void lc_input_of(const struct lifecycle *lc, const struct ut_ring *ring, uint64_t now,
+		 struct tuner_input *in)
 {
 	const struct ut_ring_stats *a = &ring->obs.stats, *b = &ring->tune.last_stats;
 
@@ -25,6 +27,11 @@ void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *i
 	in->napi_ids = a->napi_ids;
 	in->n_ids = lc_count_ids(a->napi_ids);
 	in->ids_changed_ns = a->napi_ids_changed_ns;
+	in->kernel_ids = ring->obs.kernel_napi_ids;
+	in->n_kernel_ids = ring->obs.n_kernel_ids;
+	in->kernel_ids_known = a->kernel_ids_reads != 0;
+	in->kernel_ids_reads = a->kernel_ids_reads;
+	in->no_static = lc->napi_no_static;
 	in->wakeup_ns = ring->obs.wakeup_ns;
 }
 

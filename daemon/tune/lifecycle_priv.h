@@ -62,7 +62,8 @@ unsigned int lc_count_ids(const uint32_t *ids);
  * since the previous tick. Tune mode's decisions and observe mode's advice
  * both take it from here.
  */
-void lc_input_of(const struct ut_ring *ring, uint64_t now, struct tuner_input *in);
+void lc_input_of(const struct lifecycle *lc, const struct ut_ring *ring, uint64_t now,
+		 struct tuner_input *in);
 /*
  * A ring that does not busy-poll (observe mode's advice): in's windows are
  * those it would have had at timeout_us, from its waits (tuner_input_from_sleeps()).

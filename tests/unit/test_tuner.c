@@ -71,6 +71,13 @@ struct sim {
 	uint32_t ids[UT_MAX_NAPI_IDS];
 	unsigned int n_ids;
 	uint64_t ids_changed;
+	/* the kernel's dynamic list, copied again each tick unless frozen */
+	uint32_t kernel_ids[UT_MAX_NAPI_IDS];
+	unsigned int n_kernel_ids;
+	bool kernel_known;
+	bool kernel_frozen;
+	uint64_t kernel_reads;
+	bool no_static;
 
 	unsigned int applies;
 	unsigned int offs;
@@ -121,6 +128,15 @@ static bool sim_step(struct sim *s, struct tuner_input *in)
 	in->napi_ids = s->ids;
 	in->n_ids = s->n_ids;
 	in->ids_changed_ns = s->ids_changed;
+	if (s->kernel_known) {
+		if (!s->kernel_frozen)
+			s->kernel_reads++;
+		in->kernel_ids = s->kernel_ids;
+		in->n_kernel_ids = s->n_kernel_ids;
+		in->kernel_ids_known = true;
+		in->kernel_ids_reads = s->kernel_reads;
+	}
+	in->no_static = s->no_static;
 
 	memset(&out, 0xa5, sizeof(out));
 	before = out;
@@ -1146,6 +1162,103 @@ UT_TEST(auto_goes_static_then_dynamic_on_new_id)
 	CHECK(check_consistent(&s));
 }
 
+/*
+ * A multishot receive armed before its socket's first packet: the kernel's
+ * dynamic list never learns the ID uringtune saw. AUTO goes static with it
+ * once the miss has lasted settle_s, through a later copy of the list.
+ */
+UT_TEST(auto_static_when_kernel_misses_an_id)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 341 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 1);
+	s.kernel_known = true;
+	/* settle_s after the first change, then settle_s more of the miss */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 0, 0), 10);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 1);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 341);
+	UT_ASSERT_STR_EQ(s.why, "NAPI ID 341 seen on the ring's sockets is not in the kernel's "
+			 "dynamic list (empty): static tracking with 341");
+	CHECK(check_consistent(&s));
+}
+
+/* the kernel polls 257, the ring's sockets also receive on 341: both polled */
+UT_TEST(kernel_miss_static_keeps_the_kernels_ids)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 341, 257 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 2);
+	s.kernel_known = true;
+	s.kernel_ids[0] = 257;
+	s.kernel_ids[1] = 400;
+	s.n_kernel_ids = 2;
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 0, 0), 10);
+	UT_ASSERT(s.ring.static_ids);
+	UT_ASSERT_EQ_INT(s.ring.n_ids, 3);
+	UT_ASSERT_EQ_INT(s.ring.ids[0], 341);
+	UT_ASSERT_EQ_INT(s.ring.ids[1], 257);
+	UT_ASSERT_EQ_INT(s.ring.ids[2], 400);
+	UT_ASSERT_STR_CONTAINS(s.why, "dynamic list (257,400)");
+}
+
+/* no copy of the kernel's list since the miss was seen: not confirmed */
+UT_TEST(kernel_miss_needs_a_later_copy)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 341 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 1);
+	s.kernel_known = true;
+	s.kernel_frozen = true;
+	s.kernel_reads = 3;
+	/* only the IDs' own stability (static_after_s) makes it static */
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 0, 0), 30);
+	UT_ASSERT_STR_CONTAINS(s.why, "unchanged for 30 s");
+}
+
+/* all the IDs the kernel has: nothing missed, dynamic stays */
+UT_TEST(kernel_has_every_id_no_early_static)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 1);
+	s.kernel_known = true;
+	s.kernel_ids[0] = 257;
+	s.n_kernel_ids = 1;
+	UT_ASSERT_EQ_INT(sim_until_apply(&s, 40, 0, 0), 30);
+	UT_ASSERT_STR_CONTAINS(s.why, "unchanged for 30 s");
+}
+
+/* before 6.13 there are no static lists: AUTO and STATIC stay dynamic */
+UT_TEST(no_static_lists_before_6_13)
+{
+	struct tuner_policy pol = default_policy();
+	const uint32_t ids[] = { 257 };
+	struct sim s;
+
+	sim_init(&s, &pol, ids, 1);
+	s.no_static = true;
+	s.kernel_known = true;
+	for (int i = 0; i < 60; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+	UT_ASSERT(!s.ring.static_ids);
+	pol.tracking = TUNER_TRACK_STATIC;
+	sim_init(&s, &pol, ids, 1);
+	s.no_static = true;
+	s.ring.static_ids = false;
+	s.st.cur.static_ids = false;
+	for (int i = 0; i < 60; i++)
+		CHECK(UT_ASSERT(!sim_tick(&s, 0, 0)));
+}
+
 /* a new ID right after a change waits for settle_s like any change */
 UT_TEST(new_id_waits_for_settle)
 {
@@ -1528,6 +1641,11 @@ int main(void)
 	ut_run("real_change_followed", real_change_followed);
 	ut_run("min_windows_respected", min_windows_respected);
 	ut_run("auto_goes_static_then_dynamic_on_new_id", auto_goes_static_then_dynamic_on_new_id);
+	ut_run("auto_static_when_kernel_misses_an_id", auto_static_when_kernel_misses_an_id);
+	ut_run("kernel_miss_static_keeps_the_kernels_ids", kernel_miss_static_keeps_the_kernels_ids);
+	ut_run("kernel_miss_needs_a_later_copy", kernel_miss_needs_a_later_copy);
+	ut_run("kernel_has_every_id_no_early_static", kernel_has_every_id_no_early_static);
+	ut_run("no_static_lists_before_6_13", no_static_lists_before_6_13);
 	ut_run("new_id_waits_for_settle", new_id_waits_for_settle);
 	ut_run("static_policy", static_policy);
 	ut_run("dynamic_policy_never_static", dynamic_policy_never_static);
