@@ -191,11 +191,13 @@ static int rv_header(struct json_object *ring, FILE *out)
 	char *flags = status_cell_flags(ring);
 	char *ids = status_cell_ids(ring, "napi_ids");
 	char *kids = status_cell_ids(ring, "kernel_napi_ids");
+	char *missed = status_cell_ids(ring, "napi_ids_not_polled");
+	char *by = jget_esc(ring, "napi_list_by", false);
 	char *managed = status_cell_managed(ring);
 	char *tunable = status_cell_tunable(ring);
 	int err = -ENOMEM;
 
-	if (!comm || !flags || !ids || !kids || !managed || !tunable)
+	if (!comm || !flags || !ids || !kids || !missed || !managed || !tunable)
 		goto out;
 
 	fprintf(out, "pid ");
@@ -205,7 +207,12 @@ static int rv_header(struct json_object *ring, FILE *out)
 	fputc('\n', out);
 	fprintf(out, "%-*s%s\n", RV_KEY_W, "setup flags", flags);
 	rv_napi(out, jget(ring, "napi"));
-	fprintf(out, "%-*sseen %s, busy-polled %s\n", RV_KEY_W, "NAPI IDs", ids, kids);
+	fprintf(out, "%-*sseen %s, busy-polled %s", RV_KEY_W, "NAPI IDs", ids, kids);
+	if (by)
+		fprintf(out, " (%s)", by);
+	if (strcmp(missed, "-"))
+		fprintf(out, ", not polled %s", missed);
+	fputc('\n', out);
 	fprintf(out, "%-*s%s", RV_KEY_W, "managed by", managed);
 	if (jget_bool(tuning, "pinned") > 0)
 		fprintf(out, ", pinned by uringtune set%s",
@@ -226,6 +233,8 @@ out:
 	free(flags);
 	free(ids);
 	free(kids);
+	free(missed);
+	free(by);
 	free(managed);
 	free(tunable);
 	return err;

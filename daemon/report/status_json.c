@@ -32,6 +32,44 @@ static void ids_write(struct status_writer *w, const char *key, const uint32_t *
 	sw_array_end(w);
 }
 
+/*
+ * Who polls what: the kernel busy-polls the IDs of its list (kernel_napi_ids),
+ * learned by its dynamic tracking or set as a static list by uringtune or by
+ * the application; an ID seen on the ring's sockets that is not in it is
+ * not polled (napi_ids_not_polled, when the whole list is known).
+ */
+static void polling_write(struct status_writer *w, const struct ut_ring *ring,
+			  const struct ut_ring_stats *s)
+{
+	const struct ut_napi_state *n = &ring->obs.napi;
+	uint32_t n_kernel = ring->obs.n_kernel_ids;
+	const char *by = NULL;
+
+	if (n->enabled && n->track_mode == UT_TRACK_STATIC)
+		by = ring->tune.managed_by == UT_MANAGED_URINGTUNE ? "uringtune static list" :
+		     "application static list";
+	else if (n->enabled)
+		by = "kernel dynamic tracking";
+	sw_str(w, "napi_list_by", by);
+	if (n_kernel > UT_MAX_NAPI_IDS) {
+		/* more than the copy holds: which seen ID is missing is not known */
+		sw_null(w, "napi_ids_not_polled");
+		return;
+	}
+	sw_array(w, "napi_ids_not_polled");
+	for (size_t i = 0; i < UT_MAX_NAPI_IDS; i++) {
+		bool found = false;
+
+		if (!s->napi_ids[i])
+			continue;
+		for (uint32_t k = 0; k < n_kernel && !found; k++)
+			found = ring->obs.kernel_napi_ids[k] == s->napi_ids[i];
+		if (!found)
+			sw_u64(w, NULL, s->napi_ids[i]);
+	}
+	sw_array_end(w);
+}
+
 static void flags_write(struct status_writer *w, uint32_t flags)
 {
 	char unknown[16];
@@ -276,9 +314,11 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 	sw_u64(w, "setup_flags_raw", ring->obs.setup_flags);
 	napi_write(w, &ring->obs.napi);
 	ids_write(w, "napi_ids", s->napi_ids, UT_MAX_NAPI_IDS);
-	if (!table)
+	if (!table) {
 		ids_write(w, "kernel_napi_ids", ring->obs.kernel_napi_ids,
 			  n_kernel < UT_MAX_NAPI_IDS ? n_kernel : UT_MAX_NAPI_IDS);
+		polling_write(w, ring, s);
+	}
 	waits_write(w, s);
 	busy_write(w, s, &ring->obs.bill, table);
 	if (!table)

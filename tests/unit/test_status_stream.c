@@ -175,6 +175,12 @@ UT_TEST(reply_equals_json_c_builders)
 	char *s = reply(&full), *g = read_file(GOLDEN), *p;
 
 	UT_ASSERT(want && s && g);
+	/* UT_GOLDEN_WRITE=FILE: write this build's reply there (to review, then keep as the golden) */
+	if (getenv("UT_GOLDEN_WRITE")) {
+		FILE *f = fopen(getenv("UT_GOLDEN_WRITE"), "w");
+
+		UT_ASSERT(f && fprintf(f, "%s\n", s) > 0 && fclose(f) == 0);
+	}
 	got = parse(s);
 	UT_ASSERT(got);
 	UT_ASSERT(json_object_equal(want, got));
