@@ -130,8 +130,24 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
 	else
 		sw_null(w, "hit_rate");
 	if (!table) {
+		uint64_t timed = 0;
+
+		for (int i = 0; i < UT_HIST_SLOTS; i++)
+			timed += s->busy_hist[i];
+		/* the paid windows timed: their lengths */
 		sw_u64(w, "time_ns", s->busy_ns);
 		hist_write(w, "hist_log2_ns", s->busy_hist);
+		/* the 1-in-16 sample, and what of it was timed */
+		sw_object(w, "sample");
+		sw_u64(w, "windows", s->windows_sampled);
+		sw_u64(w, "paid_timed", timed);
+		sw_u64(w, "unpaid_timed", s->unpaid_timed);
+		sw_u64(w, "unpaid_time_ns", s->unpaid_timed_ns);
+		/* no busy-poll iteration of the waiting thread seen, or past the timeout */
+		sw_u64(w, "unknown_length", s->windows_unstamped + s->windows_overlong);
+		sw_u64(w, "overlong", s->windows_overlong);
+		sw_object_end(w);
+		sw_u64(w, "wait_tid", s->wait_tid);
 	}
 	status_bill_write(w, bill, table);
 	sw_object_end(w);
