@@ -94,6 +94,15 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
 	if (!table) {
 		sw_u64(w, "time_ns", s->busy_ns);
 		hist_write(w, "hist_log2_ns", s->busy_hist);
+		/* the 1-in-16 sample the bill's means come from, and who waited last */
+		sw_object(w, "sample");
+		sw_u64(w, "windows", s->windows_sampled);
+		sw_u64(w, "unpaid_timed", s->unpaid_timed);
+		sw_u64(w, "unpaid_time_ns", s->unpaid_timed_ns);
+		sw_u64(w, "unstamped", s->windows_unstamped);
+		sw_u64(w, "overlong", s->windows_overlong);
+		sw_object_end(w);
+		sw_u64(w, "wait_tid", s->wait_tid);
 	}
 	status_bill_write(w, bill, table);
 	sw_object_end(w);
