@@ -67,6 +67,8 @@ size_t bill_bound_rings(struct bill_bound_ring *rings, size_t n, struct bill_ste
 {
 	size_t i, j, reads = 0;
 
+	if (!n)
+		return 0;
 	qsort(rings, n, sizeof(*rings), by_thread);
 	for (i = 0; i < n; i = j) {
 		uint64_t cpu;
