@@ -391,6 +391,8 @@ static void inventory_write(struct status_writer *w, const struct inventory *inv
 	sw_u64(w, "holders_lost", inv->holders_lost);
 	sw_u64(w, "holders_moved", inv->holders_moved);
 	sw_u64(w, "pid_scans", inv->pid_scans);
+	/* threads whose CPU time bounded the bill: read only for rings whose windows grew */
+	sw_u64(w, "bill_cpu_reads", inv->bound_reads);
 	sw_object_end(w);
 }
 

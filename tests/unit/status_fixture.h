@@ -246,6 +246,7 @@ static int fx_setup(void)
 	fx.inv.ring_map_entries = 8;
 	fx.inv.sweeps = 42;
 	fx.inv.last_sweep_us = 1234;
+	fx.inv.bound_reads = 9;
 	fx.lc.self_pid = fx.self_pid;
 	fx.lc.journal.n = 2;
 	fx.lc.actions_ok = 5;
