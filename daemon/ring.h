@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include "bill.h"
+#include "bill_bound.h"
 #include "paid_hist.h"
 #include "decision_log.h"
 #include "tunable.h"
@@ -65,6 +66,10 @@ struct ring_obs {
 	struct wakeup_est wake;		/* its waiters' wake-ups, measured */
 	/* busy polling's bill (bill.h), stepped at each refresh of stats */
 	struct bill_ring bill;
+	/* its bound (bill_bound.h): who waited at its last step, their CPU time read */
+	uint32_t bill_tgid, bill_tid;
+	bool bill_waiter_known;
+	struct bill_cpu_seen bill_cpu;
 	/* its histogram as last added to the host's (paid_hist.h) */
 	struct paid_hist hist_seen;
 

@@ -39,6 +39,11 @@ void inventory_fini(struct inventory *inv)
 	if (inv->reg)
 		inv->reg->on_holder = NULL;
 	holders_fini(&inv->holders);
+	free(inv->bound);
+	free(inv->bound_steps);
+	inv->bound = NULL;
+	inv->bound_steps = NULL;
+	inv->bound_cap = 0;
 }
 
 static int on_scans(sd_event_source *s, int fd, uint32_t revents, void *arg)
@@ -262,10 +267,44 @@ static void wake_resolve(const struct inventory *inv, struct ring_obs *o)
 	o->wakeup_src = src;
 }
 
+/* room for @n rings in the bound's arrays; false: no memory */
+static bool bound_room(struct inventory *inv, size_t n)
+{
+	struct bill_bound_ring *b;
+	struct bill_step **s;
+	size_t cap = inv->bound_cap ? inv->bound_cap : 64;
+
+	if (n <= inv->bound_cap)
+		return true;
+	while (cap < n)
+		cap *= 2;
+	b = realloc(inv->bound, cap * sizeof(*b));
+	if (!b)
+		return false;
+	inv->bound = b;
+	s = realloc(inv->bound_steps, cap * sizeof(*s));
+	if (!s)
+		return false;
+	inv->bound_steps = s;
+	inv->bound_cap = cap;
+	return true;
+}
+
+/* the ring's step is added: its waiter now is the one its next step compares with */
+static void bill_commit(struct ring_obs *o, const struct bill_step *st, uint64_t now,
+			const struct bill_rule *rule)
+{
+	bill_ring_commit(&o->bill, st, now, rule);
+	o->bill_tgid = o->stats.user_tgid;
+	o->bill_tid = o->stats.wait_tid;
+	o->bill_waiter_known = true;
+}
+
 /*
  * From the statistics just copied: what a sleep costs each ring's waiter,
- * then its bill (priced with it), and the host's; the host's histogram of
- * paid windows. One pass over the rings.
+ * then its bill (priced with it, bounded by its waiting thread's CPU time),
+ * and the host's; the host's histogram of paid windows. One pass over the
+ * rings, then one over those whose windows grew.
  */
 static void bill_refresh(struct inventory *inv)
 {
@@ -278,23 +317,50 @@ static void bill_refresh(struct inventory *inv)
 	struct bill_host *host = &inv->reg->bill;
 	enum wakeup_source src;
 	struct bill_counts c;
+	struct bill_step st;
 	uint64_t now = now_ns();
 	struct ut_ring *ring;
-	size_t i;
+	size_t i, n = 0;
 
 	inv->wakeup_ns = wakeup_resolve(NULL, &inv->wake_host, pol->wakeup_cost_us, &src);
 	inv->wakeup_src = src;
 	bill_host_begin(host);
 	registry_for_each(inv->reg, i, ring) {
 		struct ring_obs *o = &ring->obs;
+		struct bill_bound_ring *g;
 
 		/* a figure for every ring: measured, the override or the prior */
 		wake_resolve(inv, o);
-		if (o->have_stats) {
-			bill_counts_of(&o->stats, &c);
-			bill_ring_step(&o->bill, &c, o->wakeup_ns, o->napi.busy_poll_ns, now, &rule);
-			paid_hist_step(&inv->reg->paid_hist, &o->hist_seen, &o->stats);
+		if (!o->have_stats) {
+			bill_host_add(host, &o->bill);
+			continue;
 		}
+		paid_hist_step(&inv->reg->paid_hist, &o->hist_seen, &o->stats);
+		bill_counts_of(&o->stats, &c);
+		bill_ring_price(&o->bill, &c, o->wakeup_ns, now, &st);
+		/* no window: nothing to bound, no thread to read */
+		if (!st.add.windows || !bound_room(inv, n + 1)) {
+			if (st.add.windows)
+				st.bound = BILL_BOUND_UNREAD;
+			bill_commit(o, &st, now, &rule);
+			bill_host_add(host, &o->bill);
+			continue;
+		}
+		g = &inv->bound[n++];
+		g->step = st;
+		g->tgid = o->stats.user_tgid;
+		g->tid = o->stats.wait_tid;
+		g->waiter_changed = o->bill_waiter_known &&
+				    (o->bill_tgid != g->tgid || o->bill_tid != g->tid);
+		g->seen = &o->bill_cpu;
+		g->owner = ring;
+	}
+	inv->bound_reads += bill_bound_rings(inv->bound, n, inv->bound_steps, bill_cpu_read_proc,
+					     NULL);
+	for (i = 0; i < n; i++) {
+		struct ring_obs *o = &((struct ut_ring *)inv->bound[i].owner)->obs;
+
+		bill_commit(o, &inv->bound[i].step, now, &rule);
 		bill_host_add(host, &o->bill);
 	}
 	bill_host_end(host, now, &rule);

@@ -86,6 +86,11 @@ struct inventory {
 	uint64_t holders_lost;		/* holders found not holding a live ring */
 	uint64_t holders_moved;		/* ... and where the ring went */
 	uint64_t pid_scans;
+	/* the bill's step: the rings whose windows grew, bounded by thread (bill_bound.h) */
+	struct bill_bound_ring *bound;
+	struct bill_step **bound_steps;
+	size_t bound_cap;
+	uint64_t bound_reads;		/* threads' CPU times read, ever */
 	/* what a sleep costs a waiter on this host (wakeup.h) */
 	struct wakeup_est wake_host;
 	uint64_t wakeup_ns;

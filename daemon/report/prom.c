@@ -22,7 +22,7 @@
  * ring itself, so the per-ring families are kept few.
  *
  * Cardinality. A ring's busy-poll families (its windows, paid windows and
- * bill: 6 series) are written from its first busy-poll window on: most
+ * bill: 8 series) are written from its first busy-poll window on: most
  * rings never busy-poll, and all those zeros were half of an idle ring's
  * series. (A counter that appears mid-way loses to rate() only the growth
  * of its first interval.) A ring's histogram of paid windows is 35 series: it is
@@ -354,6 +354,10 @@ static const struct phase phases[] = {
 	  .ring = ring_bill, .off = PROM_BILL_SAVED, .help = PROM_BILL_SAVED_HELP },
 	{ .name = "uringtune_busy_poll_wakeups_avoided_total", .type = "counter",
 	  .ring = ring_bill, .off = PROM_BILL_WAKEUPS, .help = PROM_BILL_WAKEUPS_HELP },
+	{ .name = "uringtune_busy_poll_unknown_windows_total", .type = "counter",
+	  .ring = ring_bill, .off = PROM_BILL_UNKNOWN, .help = PROM_BILL_UNKNOWN_HELP },
+	{ .name = "uringtune_busy_poll_capped_seconds_total", .type = "counter",
+	  .ring = ring_bill, .off = PROM_BILL_CAPPED, .help = PROM_BILL_CAPPED_HELP },
 	{ .whole = host_bill_families },
 	{ .whole = host_hist_family },
 	{ .whole = verdict_families },

@@ -24,6 +24,12 @@ size_t prom_bill_ring(enum prom_bill_family family, const char *name,
 	case PROM_BILL_WAKEUPS:
 		fprintf(out, "%s{%s} %" PRIu64 "\n", name, labels, b->total.wakeups_avoided);
 		return 1;
+	case PROM_BILL_UNKNOWN:
+		fprintf(out, "%s{%s} %" PRIu64 "\n", name, labels, b->total.unknown);
+		return 1;
+	case PROM_BILL_CAPPED:
+		fprintf(out, "%s{%s} %s\n", name, labels, prom_seconds(secs, b->total.capped_ns));
+		return 1;
 	}
 	return 0;
 }
@@ -47,6 +53,16 @@ void prom_bill_host(const struct bill_host *h, FILE *out)
 		    "Wake-ups all rings' busy polling avoided, rings gone included.");
 	fprintf(out, "uringtune_host_busy_poll_wakeups_avoided_total %" PRIu64 "\n",
 		h->total.wakeups_avoided);
+	prom_family(out, "uringtune_host_busy_poll_unknown_windows_total", "counter",
+		    "Busy-poll windows of all rings not in their spin (length not known), "
+		    "rings gone included.");
+	fprintf(out, "uringtune_host_busy_poll_unknown_windows_total %" PRIu64 "\n",
+		h->total.unknown);
+	prom_family(out, "uringtune_host_busy_poll_capped_seconds_total", "counter",
+		    "CPU time taken off all rings' sampled spin by their waiting threads' CPU "
+		    "time, rings gone included.");
+	fprintf(out, "uringtune_host_busy_poll_capped_seconds_total %s\n",
+		prom_seconds(secs, h->total.capped_ns));
 	prom_family(out, "uringtune_host_busy_poll_windows_total", "counter",
 		    "Busy-poll windows of all rings' waits, rings gone included.");
 	fprintf(out, "uringtune_host_busy_poll_windows_total %" PRIu64 "\n", h->total.windows);

@@ -4,12 +4,19 @@
  * a ring's, inside its "busy_poll" object, and the host's, as the top-level
  * "host" object. Both have the same members:
  *
- *   spin_ns          {"paid": sampled, "unpaid": estimated}, ns of CPU
+ *   spin_ns          {"paid": sampled, "unpaid": sampled}, ns of CPU: each
+ *                    kind's windows at the mean of those timed, bounded by
+ *                    the waiting thread's CPU time
+ *   unknown_windows  windows not billed: none of their kind timed yet
+ *   capped_ns        spin the bound took off the sampled estimates
  *   wakeups_avoided  measured
  *   saved_ns         estimated
- *   efficiency       saved_ns / spin, null before any window
+ *   efficiency       saved_ns / spin, null before any window or with none billed
  *   recent           the same over the last closed period, with windows,
  *                    hit_rate and period_ns (0 before a period closed)
+ * A ring's also has cpu_bound: "known" (its last step with windows was
+ * bounded by its waiting thread's CPU time), "unknown" (with cpu_bound_why:
+ * "no_thread", "thread_changed", "unread", "not_asked"), null before one.
  */
 #ifndef UT_STATUS_BILL_H
 #define UT_STATUS_BILL_H

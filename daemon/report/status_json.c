@@ -137,7 +137,7 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
 		/* the paid windows timed: their lengths */
 		sw_u64(w, "time_ns", s->busy_ns);
 		hist_write(w, "hist_log2_ns", s->busy_hist);
-		/* the 1-in-16 sample, and what of it was timed */
+		/* the 1-in-16 sample the bill's means come from, and what of it was timed */
 		sw_object(w, "sample");
 		sw_u64(w, "windows", s->windows_sampled);
 		sw_u64(w, "paid_timed", timed);
@@ -145,6 +145,7 @@ static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
 		sw_u64(w, "unpaid_time_ns", s->unpaid_timed_ns);
 		/* no busy-poll iteration of the waiting thread seen, or past the timeout */
 		sw_u64(w, "unknown_length", s->windows_unstamped + s->windows_overlong);
+		sw_u64(w, "unstamped", s->windows_unstamped);
 		sw_u64(w, "overlong", s->windows_overlong);
 		sw_object_end(w);
 		sw_u64(w, "wait_tid", s->wait_tid);
@@ -438,6 +439,8 @@ static void inventory_write(struct status_writer *w, const struct inventory *inv
 	sw_u64(w, "holders_lost", inv->holders_lost);
 	sw_u64(w, "holders_moved", inv->holders_moved);
 	sw_u64(w, "pid_scans", inv->pid_scans);
+	/* threads whose CPU time bounded the bill: read only for rings whose windows grew */
+	sw_u64(w, "bill_cpu_reads", inv->bound_reads);
 	sw_object_end(w);
 }
 

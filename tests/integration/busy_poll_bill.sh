@@ -8,13 +8,13 @@
 # seconds, without NAPI and with. What holds on any machine, however loaded:
 #   - without NAPI the ring has no busy-poll window and no unpaid spin;
 #   - with NAPI it has windows, and unpaid spin;
-#   - each unpaid window is priced at the ring's timeout (napi_trace.bpf.c
-#     adds busy_poll_ns per window that did not pay): unpaid spin <=
-#     windows x 200 us;
+#   - unpaid windows are priced at the mean of those timed (a 1-in-16
+#     sample; one timed longer than the timeout is not counted, its length
+#     not known): unpaid spin <= windows x 200 us;
 #   - the ring's spin (paid + unpaid) over the measured period fits in its
-#     wall time: one thread's windows do not overlap, an unpaid one ends by
-#     its timeout (io_uring's busy loop is bounded in wall time), a paid one
-#     is priced at the mean of timed windows, each shorter than the timeout.
+#     wall time: one thread's windows do not overlap, each timed one is
+#     shorter than the timeout, and the bill caps a thread's rings at the
+#     CPU time it ran and one CPU over each step (daemon/observe/bill_bound.c).
 #     The period's wall time is taken around the two status reads; one
 #     window that began before the first read and ended after it may be in
 #     the difference: + one timeout.
@@ -102,7 +102,7 @@ log "NAPI ${NAPI_US} us ($napi_on): server CPU $((cpu_on / 1000)) us in $((wall_
 # the CPU the busy polling cost, the run without NAPI scaled to this one's length
 awk -v co="$cpu_off" -v wo="$wall_off" -v cn="$cpu_on" -v wn="$wall_on" -v u="$unpaid" 'BEGIN {
 	d = cn - co * wn / wo
-	printf "# (not checked) CPU difference %.1f ms, estimated unpaid spin %.1f ms, ratio %s\n",
+	printf "# (not checked) CPU difference %.1f ms, sampled unpaid spin %.1f ms, ratio %s\n",
 		d / 1e6, u / 1e6, (d > 0 ? sprintf("%.2f", u / d) : "-") }'
 [ "$windows" -gt 0 ] || fail "the server's ring (NAPI ${NAPI_US} us) had no busy-poll window in ${RUN_S} s"
 [ "$unpaid" -gt 0 ] || fail "the server's ring had $windows windows in ${RUN_S} s and no unpaid spin"

@@ -52,7 +52,14 @@ static void fx_stats(struct ut_ring *ring, uint64_t scale)
 	s->waits_nosleep = 19500 * scale;
 	s->busy_windows = 20000 * scale;
 	s->busy_paid = 19400 * scale;
-	s->unpaid_spin_ns = 600 * scale * 50000;
+	/* 1 in 16 sampled: 37 of the 600 unpaid timed at 50 us, 3 of unknown length */
+	s->windows_sampled = 1250 * scale;
+	s->unpaid_timed = 37 * scale;
+	s->unpaid_timed_ns = 37 * scale * 50000;
+	s->windows_unstamped = 2 * scale;
+	s->windows_overlong = scale;
+	s->user_tgid = (uint32_t)ring->obs.holder.pid;
+	s->wait_tid = (uint32_t)ring->obs.holder.pid + 1;
 	s->busy_ns = UINT64_MAX / 3;	/* above INT64_MAX: printed unsigned */
 	for (unsigned int i = 0; i < UT_HIST_SLOTS; i++)
 		s->busy_hist[i] = i * 1000 * scale;
@@ -61,16 +68,20 @@ static void fx_stats(struct ut_ring *ring, uint64_t scale)
 /*
  * The bills: each ring with statistics seen at 1 s with none of its windows
  * yet, and at 6 s with all of them (a closed period of 5 s); the host's
- * with a ring gone before (its totals kept).
+ * with a ring gone before (its totals kept). The nginx ring's thread ran
+ * 0.5 s of the 0.5556 s its windows were priced at (capped); the other's
+ * changed threads (not bounded).
  */
 static void fx_bills(void)
 {
 	static const struct bill_rule rule = { .min_windows = 1000, .min_ns = 1000000000 };
 	static const struct bill_ring gone = {
 		.total = { .windows = 100, .wakeups_avoided = 10, .paid_ns = 50000,
-			   .unpaid_ns = 4500000, .saved_ns = 300000 },
+			   .unpaid_ns = 4500000, .unknown = 5, .capped_ns = 70000,
+			   .saved_ns = 300000 },
 	};
 	struct bill_counts zero = { 0 }, c;
+	struct bill_step st, *steps[] = { &st };
 	struct ut_ring *ring;
 	size_t i;
 
@@ -84,8 +95,12 @@ static void fx_bills(void)
 			bill_counts_of(&ring->obs.stats, &c);
 			c.timed = c.paid / 16;
 			c.timed_ns = c.timed * 8000;
-			bill_ring_step(&ring->obs.bill, t == 1000000000 ? &zero : &c, 30000,
-				       ring->obs.napi.busy_poll_ns, t, &rule);
+			bill_ring_price(&ring->obs.bill, t == 1000000000 ? &zero : &c, 30000, t, &st);
+			if (!strcmp(ring->obs.holder.comm, "nginx"))
+				bill_cap_thread(steps, 1, 500000000);
+			else
+				st.bound = BILL_BOUND_THREAD_CHANGED;
+			bill_ring_commit(&ring->obs.bill, &st, t, &rule);
 			bill_host_add(&fx.reg.bill, &ring->obs.bill);
 		}
 		bill_host_end(&fx.reg.bill, t, &rule);
@@ -231,6 +246,7 @@ static int fx_setup(void)
 	fx.inv.ring_map_entries = 8;
 	fx.inv.sweeps = 42;
 	fx.inv.last_sweep_us = 1234;
+	fx.inv.bound_reads = 9;
 	fx.lc.self_pid = fx.self_pid;
 	fx.lc.journal.n = 2;
 	fx.lc.actions_ok = 5;

@@ -170,14 +170,40 @@ UT_TEST(bill_lines)
 	       "\"windows\":100,\"hit_rate\":0.5,\"spin_ns\":{\"paid\":500000,\"unpaid\":2500000},"
 	       "\"wakeups_avoided\":50,\"saved_ns\":1500000,\"efficiency\":0.5}}}", 80);
 	UT_ASSERT_EQ_INT(ret, 0);
-	UT_ASSERT_STR_EQ(line_with("bill  "), "bill           spun 0.014 s (paid 0.009 s, sampled; "
-			 "unpaid 0.005 s, estimated), 900 wake-ups avoided, 0.027 s saved "
+	UT_ASSERT_STR_EQ(line_with("bill  "), "bill           spun 0.014 s (paid 0.009 s, "
+			 "unpaid 0.005 s: sampled), 900 wake-ups avoided, 0.027 s saved "
 			 "(estimated), efficiency 1.93");
 	UT_ASSERT_STR_EQ(line_with("last period"), "last period    2.0 s, 50.0% paid off, "
 			 "0.1% of a CPU spinning");
-	UT_ASSERT_STR_CONTAINS(out, "\n               spun 0.003 s (paid 0.001 s, sampled; unpaid "
-			       "0.003 s, estimated), 50 wake-ups avoided, 0.002 s saved (estimated), "
+	UT_ASSERT_STR_CONTAINS(out, "\n               spun 0.003 s (paid 0.001 s, unpaid "
+			       "0.003 s: sampled), 50 wake-ups avoided, 0.002 s saved (estimated), "
 			       "efficiency 0.50\n");
+	/* a daemon without the bound says nothing of it */
+	UT_ASSERT(!strstr(out, "cpu bound"));
+	/* windows of unknown length, spin capped, the bound and why it is unknown */
+	render("{\"pid\":1,\"fd\":2,\"busy_poll\":{\"windows\":1000,\"paid_off\":900,"
+	       "\"spin_ns\":{\"paid\":9000000,\"unpaid\":0},\"unknown_windows\":100,"
+	       "\"capped_ns\":2500000,\"wakeups_avoided\":900,\"saved_ns\":27000000,"
+	       "\"efficiency\":3,\"cpu_bound\":\"unknown\",\"cpu_bound_why\":\"thread_changed\","
+	       "\"recent\":{\"period_ns\":2000000000,\"windows\":100,\"hit_rate\":0.5,"
+	       "\"spin_ns\":{\"paid\":500000,\"unpaid\":0},\"unknown_windows\":1,"
+	       "\"capped_ns\":0,\"wakeups_avoided\":50,\"saved_ns\":1500000,\"efficiency\":3}}}",
+	       80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("bill  "), "bill           spun 0.009 s (paid 0.009 s, "
+			 "unpaid 0.000 s: sampled), 900 wake-ups avoided, 0.027 s saved "
+			 "(estimated), efficiency 3.00; 0.003 s capped to its thread's CPU time; "
+			 "100 windows of unknown length, not billed");
+	UT_ASSERT_STR_EQ(line_with("cpu bound"), "cpu bound      unknown: another thread waited "
+			 "at the step before");
+	UT_ASSERT_STR_CONTAINS(out, "efficiency 3.00; 1 window of unknown length, not billed\n");
+	render("{\"pid\":1,\"fd\":2,\"busy_poll\":{\"windows\":1000,\"paid_off\":900,"
+	       "\"spin_ns\":{\"paid\":9000000,\"unpaid\":0},\"unknown_windows\":0,"
+	       "\"capped_ns\":0,\"wakeups_avoided\":900,\"saved_ns\":27000000,"
+	       "\"efficiency\":3,\"cpu_bound\":\"known\",\"recent\":{\"period_ns\":0}}}", 80);
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line_with("cpu bound"), "cpu bound      its waiting thread's CPU time");
+	UT_ASSERT(!strstr(out, "unknown length") && !strstr(out, "capped"));
 	render("{\"pid\":1,\"fd\":2,\"busy_poll\":{\"windows\":0,\"spin_ns\":{\"paid\":0,"
 	       "\"unpaid\":0},\"wakeups_avoided\":0,\"saved_ns\":0,\"efficiency\":null,"
 	       "\"recent\":{\"period_ns\":0}}}", 80);

@@ -218,6 +218,20 @@ UT_TEST(host_bill_line)
 	UT_ASSERT_EQ_INT(ret, 0);
 	UT_ASSERT_STR_EQ(line(1), "busy polling, host: 14.8% of a CPU spinning, 97.0% paid off, "
 			 "efficiency 3.14 (last 5.0 s); since start: 0.745 s spun, 2.328 s saved");
+	/* windows of unknown length, spin capped: said, recent and since start */
+	render("{" DAEMON_OK ",\"host\":{\"busy_poll\":{\"windows\":80100,\"hit_rate\":0.96," \
+	       "\"spin_ns\":{\"paid\":620850000,\"unpaid\":124500000},\"unknown_windows\":25," \
+	       "\"capped_ns\":55600000,\"wakeups_avoided\":77610," \
+	       "\"saved_ns\":2328300000,\"efficiency\":3.12,\"recent\":{\"period_ns\":5000000000," \
+	       "\"windows\":80000,\"hit_rate\":0.97,\"spin_ns\":{\"paid\":620800000," \
+	       "\"unpaid\":120000000},\"unknown_windows\":20,\"capped_ns\":0," \
+	       "\"wakeups_avoided\":77600,\"saved_ns\":2328000000," \
+	       "\"efficiency\":3.1425}}},\"rings\":[]}");
+	UT_ASSERT_EQ_INT(ret, 0);
+	UT_ASSERT_STR_EQ(line(1), "busy polling, host: 14.8% of a CPU spinning, 97.0% paid off, "
+			 "efficiency 3.14 (last 5.0 s; 20 windows of unknown length, not billed); "
+			 "since start: 0.745 s spun, 2.328 s saved, 0.056 s capped to the threads' "
+			 "CPU time, 25 windows of unknown length, not billed");
 	render("{" DAEMON_OK ",\"host\":{\"busy_poll\":{\"windows\":0,\"hit_rate\":null}}," \
 	       "\"rings\":[]}");
 	UT_ASSERT_EQ_INT(ret, 0);

@@ -87,9 +87,13 @@ static const struct {
 	{ "uringtune_busy_poll_spin_seconds_total", "counter" },
 	{ "uringtune_busy_poll_saved_seconds_total", "counter" },
 	{ "uringtune_busy_poll_wakeups_avoided_total", "counter" },
+	{ "uringtune_busy_poll_unknown_windows_total", "counter" },
+	{ "uringtune_busy_poll_capped_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_spin_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_saved_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_wakeups_avoided_total", "counter" },
+	{ "uringtune_host_busy_poll_unknown_windows_total", "counter" },
+	{ "uringtune_host_busy_poll_capped_seconds_total", "counter" },
 	{ "uringtune_host_busy_poll_windows_total", "counter" },
 	{ "uringtune_host_busy_poll_paid_total", "counter" },
 	{ HOST_HIST, "histogram" },
@@ -101,8 +105,8 @@ static const struct {
 	{ "uringtune_hybrid_predicted_cpu_per_read_saving", "gauge" },
 	{ "uringtune_hybrid_predicted_iops_change", "gauge" },
 };
-/* a ring's series beside its histogram: 8 families, 4 lines of its bill */
-#define RING_LINES	(8 + 4)
+/* a ring's series beside its histogram: 8 families, 6 lines of its bill */
+#define RING_LINES	(8 + 6)
 #define NR_FAMILIES	(sizeof(families) / sizeof(families[0]))
 
 static struct ut_daemon d;	/* big: PATH_MAX buffers */
@@ -484,30 +488,40 @@ UT_TEST(ring_without_stats)
 UT_TEST(bill_per_ring_and_host)
 {
 	const struct bill_rule rule = { .min_windows = 1, .min_ns = 1 };
-	struct bill_counts c = { .windows = 900, .paid = 890, .unpaid_ns = 10 * 50000,
-				 .timed = 50, .timed_ns = 50 * 12000 };
+	struct bill_counts c = { .windows = 900, .paid = 890, .timed = 50, .timed_ns = 50 * 12000,
+				 .unpaid_timed = 2, .unpaid_timed_ns = 2 * 50000 };
+	struct bill_step st, *steps[] = { &st };
 	struct ut_ring *a;
 	char *out;
 
 	daemon_setup();
 	a = registry_find(&d.reg, 0x1000);
 	UT_ASSERT(a);
-	bill_ring_step(&a->obs.bill, &c, 300000, 50000, 1000, &rule);
+	bill_ring_price(&a->obs.bill, &c, 300000, 1000, &st);
+	/* 11.18 ms priced, its thread ran half that */
+	bill_cap_thread(steps, 1, 5590000);
+	bill_ring_commit(&a->obs.bill, &st, 1000, &rule);
 	bill_host_begin(&d.reg.bill);
 	bill_host_add(&d.reg.bill, &a->obs.bill);
 	bill_host_end(&d.reg.bill, 1000, &rule);
 	out = format();
 	UT_ASSERT(out);
-	/* 890 paid windows of 12 us, 10 unpaid of 50 us, 890 x 300 us saved */
+	/* 890 paid windows of 12 us, 10 unpaid of 50 us, halved; 890 x 300 us saved */
 	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\","
-			   "comm=\"pingpong\",outcome=\"paid\"} 0.01068"));
+			   "comm=\"pingpong\",outcome=\"paid\"} 0.00534"));
 	UT_ASSERT(has_line(out, "uringtune_busy_poll_spin_seconds_total{ring=\"100:4\","
-			   "comm=\"pingpong\",outcome=\"unpaid\"} 0.0005"));
+			   "comm=\"pingpong\",outcome=\"unpaid\"} 0.00025"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_capped_seconds_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0.00559"));
+	UT_ASSERT(has_line(out, "uringtune_busy_poll_unknown_windows_total{ring=\"100:4\","
+			   "comm=\"pingpong\"} 0"));
 	UT_ASSERT(has_line(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\","
 			   "comm=\"pingpong\"} 0.267"));
 	UT_ASSERT(has_line(out, "uringtune_busy_poll_wakeups_avoided_total{ring=\"100:4\","
 			   "comm=\"pingpong\"} 890"));
-	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} 0.0005"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"unpaid\"} 0.00025"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_capped_seconds_total 0.00559"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_unknown_windows_total 0"));
 	free(out);
 	/* the ring goes: no series of its own, the host's stay */
 	registry_remove(&d.reg, 0x1000);
@@ -516,7 +530,7 @@ UT_TEST(bill_per_ring_and_host)
 	out = format();
 	UT_ASSERT(out);
 	UT_ASSERT_EQ_INT(lines_with(out, "uringtune_busy_poll_saved_seconds_total{ring=\"100:4\",comm=\"pingpong\"}"), 0);
-	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} 0.01068"));
+	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_spin_seconds_total{outcome=\"paid\"} 0.00534"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_saved_seconds_total 0.267"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_wakeups_avoided_total 890"));
 	UT_ASSERT(has_line(out, "uringtune_host_busy_poll_windows_total 900"));
@@ -553,12 +567,12 @@ UT_TEST(hybrid_verdicts)
 }
 
 /*
- * A traced ring gets its busy-poll families (2 counters, 4 lines of bill)
+ * A traced ring gets its busy-poll families (2 counters, 6 lines of bill)
  * and its histogram, whole, from its first busy-poll window on, and keeps
  * them while its bill has windows, even if its map slot's counters start
  * again from 0.
  */
-#define BUSY_LINES	(2 + 4)
+#define BUSY_LINES	(2 + 6)
 
 UT_TEST(histogram_from_first_window)
 {
