@@ -711,10 +711,11 @@ static int bufring_setup(struct loop *l, struct bufring *b, unsigned int nr, uns
 		b->br = NULL;
 		return fail(-errno, "mmap");
 	}
-	b->mem = malloc((size_t)nr * size);
+	/* zeroed: the kernel fills them, which valgrind does not see */
+	b->mem = calloc(nr, size);
 	b->slot_bid = calloc(nr, sizeof(*b->slot_bid));
 	if (!b->mem || !b->slot_bid)
-		return fail(-ENOMEM, "malloc");
+		return fail(-ENOMEM, "calloc");
 	memset(&reg, 0, sizeof(reg));
 	reg.ring_addr = (uintptr_t)b->br;
 	reg.ring_entries = nr;
@@ -1110,7 +1111,7 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	}
 	c->sbuf = malloc(o->size);
-	c->rbuf = malloc(SLOT_BUF_SIZE);
+	c->rbuf = calloc(1, SLOT_BUF_SIZE);
 	c->bids = calloc(TCP_NR_BUFS, sizeof(*c->bids));
 	c->lens = calloc(TCP_NR_BUFS, sizeof(*c->lens));
 	/* --seconds: tool_stats_add grows it */
@@ -1820,9 +1821,9 @@ static int run_server(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	if (o->pattern == PAT_RECV) {
 		for (i = 0; i < NR_SLOTS; i++) {
-			s->slots[i].buf = malloc(SLOT_BUF_SIZE);
+			s->slots[i].buf = calloc(1, SLOT_BUF_SIZE);
 			if (!s->slots[i].buf) {
-				ret = fail(-ENOMEM, "malloc");
+				ret = fail(-ENOMEM, "calloc");
 				goto out;
 			}
 		}
