@@ -120,6 +120,8 @@ LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
+# echo traffic over multishot receives, buffer rings and bundles (UDP and TCP)
+TOOLS		+= $(BUILD)/mshot
 # io_uring NOP throughput, for the benchmarks
 TOOLS		+= $(BUILD)/nopbench
 TOOLS		+= $(BUILD)/iopoll_load
@@ -221,6 +223,10 @@ $(BUILD)/uringtune: $(CLI_OBJS) $(COMMON_OBJS)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $^ $(LIBS_JSON) $(LIBS_YAJL)
 
 $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
+$(BUILD)/mshot: $(BUILD)/tests/tools/mshot.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
