@@ -2,7 +2,8 @@
 #
 # make            build everything into build/
 # make check      install missing packages, build, run every test (LOAD=N: beside N
-#                 CPU-bound processes, see tests/run.sh)
+#                 CPU-bound processes; NEIGHBOUR=1: beside an io_uring service
+#                 not the suite's; see tests/run.sh)
 # make run        install missing packages, build, run the daemon in the foreground
 # make bench      benchmarks (not tests), results under bench/results/
 # make fuzz       run each fuzz target for FUZZ_SECONDS (see "Fuzzing" below)
@@ -307,7 +308,7 @@ $(BUILD)/tests/test_daemon_agent_server: $(BUILD)/tests/unit/fake_kernel.o
 check:
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
-	@LOAD=$(LOAD) tests/run.sh
+	@LOAD=$(LOAD) NEIGHBOUR=$(NEIGHBOUR) tests/run.sh
 
 # the daemon, the CLI and the agent only: no tools, no tests
 run:
