@@ -2,7 +2,8 @@
 #
 # make            build everything into build/
 # make check      install missing packages, build, run every test (LOAD=N: beside N
-#                 CPU-bound processes, see tests/run.sh)
+#                 CPU-bound processes; NEIGHBOUR=1: beside an io_uring service
+#                 not the suite's; see tests/run.sh)
 # make run        install missing packages, build, run the daemon in the foreground
 # make bench      benchmarks (not tests), results under bench/results/
 # make fuzz       run each fuzz target for FUZZ_SECONDS (see "Fuzzing" below)
@@ -120,6 +121,8 @@ LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 TOOLS		:= $(BUILD)/pingpong $(BUILD)/ringhold $(BUILD)/notify_listen
+# echo traffic over multishot receives, buffer rings and bundles (UDP and TCP)
+TOOLS		+= $(BUILD)/mshot
 # io_uring NOP throughput, for the benchmarks
 TOOLS		+= $(BUILD)/nopbench
 TOOLS		+= $(BUILD)/iopoll_load
@@ -224,6 +227,10 @@ $(BUILD)/pingpong: $(BUILD)/tests/tools/pingpong.o $(BUILD)/tests/tools/tool.o $
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
 
+$(BUILD)/mshot: $(BUILD)/tests/tools/mshot.o $(BUILD)/tests/tools/tool.o $(COMMON_OBJS)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(CFLAGS) -o $@ $^ $(LIBS_URING)
+
 $(BUILD)/ringhold: $(BUILD)/tests/tools/ringhold.o $(BUILD)/tests/tools/tool.o \
 		$(BUILD)/tests/tools/holders.o $(COMMON_OBJS)
 	$(call msg,LINK,$@)
@@ -301,7 +308,7 @@ $(BUILD)/tests/test_daemon_agent_server: $(BUILD)/tests/unit/fake_kernel.o
 check:
 	@scripts/deps.sh check
 	@$(MAKE) --no-print-directory all fuzz-build sanitize-build
-	@LOAD=$(LOAD) tests/run.sh
+	@LOAD=$(LOAD) NEIGHBOUR=$(NEIGHBOUR) tests/run.sh
 
 # the daemon, the CLI and the agent only: no tools, no tests
 run:

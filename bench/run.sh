@@ -40,11 +40,15 @@ echo "bench: $(nproc) CPUs, $(uname -r), revision $rev, load $(cut -d' ' -f1-3 /
 
 start=$SECONDS
 times=()
+failed=()
 for p in $PARTS; do
 	[ -f "bench/$p.sh" ] || { echo "bench: no part '$p' (bench/$p.sh)" >&2; exit 2; }
 	echo
 	t0=$SECONDS
-	bash "bench/$p.sh"
+	# a part that fails says so, and the run ends in failure (after the others)
+	bash "bench/$p.sh" 2>&1
+	rc=$?
+	[ "$rc" = 0 ] || { echo "bench: part $p failed (exit $rc)"; failed+=("$p (exit $rc)"); }
 	times+=("$p $((SECONDS - t0))s")
 done
 
@@ -65,3 +69,7 @@ column -t -s, "$out"
 echo
 echo "time per part: ${times[*]}; total $((SECONDS - start))s"
 echo "results: $RESULTS"
+if [ ${#failed[@]} -gt 0 ]; then
+	echo "bench: parts that failed: ${failed[*]}"
+	exit 1
+fi

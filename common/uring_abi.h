@@ -2,8 +2,9 @@
 /*
  * io_uring ABI pieces newer than Debian bookworm's linux-libc-dev (6.1) and
  * liburing 2.3: NAPI registration (6.9+, tracking modes 6.13+), setup
- * flags up to HYBRID_IOPOLL (6.13) and the query interface (6.18). User
- * space only; BPF reads the kernel's own types through CO-RE.
+ * flags up to HYBRID_IOPOLL (6.13), receive bundles (6.10), the minimum
+ * wait (6.12) and the query interface (6.18). User space only; BPF reads
+ * the kernel's own types through CO-RE.
  */
 #ifndef UT_URING_ABI_H
 #define UT_URING_ABI_H
@@ -55,6 +56,28 @@ _Static_assert(sizeof(struct ut_io_uring_napi) == 16, "io_uring_napi is 16 bytes
 #define UT_SETUP_REGISTERED_FD_ONLY	(1U << 15)
 #define UT_SETUP_NO_SQARRAY		(1U << 16)
 #define UT_SETUP_HYBRID_IOPOLL		(1U << 17)
+
+/* io_uring_params.features */
+#define UT_FEAT_RECVSEND_BUNDLE		(1U << 14)	/* 6.10 */
+#define UT_FEAT_MIN_TIMEOUT		(1U << 15)	/* 6.12: min_wait_usec */
+
+/* sqe->ioprio of SEND/RECV (and their msg forms): pick several provided buffers at once */
+#define UT_IORING_RECVSEND_BUNDLE	(1U << 4)
+
+/*
+ * io_uring_enter's argument with IORING_ENTER_EXT_ARG. From 6.12 the field
+ * older headers call pad is min_wait_usec: wait that long for min_complete
+ * CQEs, then return with whatever has come (at least one, or until ts).
+ * Older kernels refuse a non-zero pad with EINVAL.
+ */
+struct ut_io_uring_getevents_arg {
+	__u64 sigmask;
+	__u32 sigmask_sz;
+	__u32 min_wait_usec;
+	__u64 ts;			/* struct __kernel_timespec *, relative */
+};
+
+_Static_assert(sizeof(struct ut_io_uring_getevents_arg) == 24, "io_uring_getevents_arg is 24 bytes");
 
 /*
  * IORING_REGISTER_QUERY (6.18, include/uapi/linux/io_uring/query.h): with

@@ -89,7 +89,23 @@ wait_for_timed() {
 
 # the shipped configuration with this test's socket, state and export
 # directories (never the host's)
+# The process names of this suite's own programs. A tune-mode daemon started
+# by a test takes only their rings unless the test gives [select] rules of
+# its own: a host running the suite may run io_uring services of its own,
+# and a test must never tune them (nor count on their absence).
+TEST_COMMS="pingpong ringhold mshot fdhold ringpass ringentry agent_hostile iopoll_load nopbench fio true ut-other"
+
 write_config() {
+	local tune=0 own_select=0 arg
+	for arg in "$@"; do
+		case $arg in
+		mode=tune) tune=1 ;;
+		include_*=* | exclude_*=*) own_select=1 ;;
+		esac
+	done
+	if [ "$tune" = 1 ] && [ "$own_select" = 0 ]; then
+		set -- "$@" include_comm="$TEST_COMMS"
+	fi
 	mkdir -p "$T/textfile"
 	# [daemon] socket is the first "socket =" line, [agent]'s the second
 	sed -e "0,/^socket = .*/s||socket = $SOCK|" \

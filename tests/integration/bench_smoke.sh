@@ -23,7 +23,8 @@ env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS=
 	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
 	MEASURE_S=1 WARMUP_S=0 TUNE_WAIT_S=1 MARGIN_S=2 \
 	RUN_S=1 WAKE_COUNT=2000 SPARSE_COUNT=50 NOSLEEP_COUNT=2000 \
-	bash bench/run.sh >"$T/bench.out" 2>&1 || { tail -n 40 "$T/bench.out"; fail "bench/run.sh failed"; }
+	bash bench/run.sh >"$T/bench.out" 2>&1 ||
+	{ tail -n 40 "$T/bench.out"; fail "bench/run.sh failed: $(grep -B12 '^bench: part .* failed' "$T/bench.out" | head -20)"; }
 cat "$T/bench.out"
 
 # csv FILE HEADER: that header, then at least one row with as many fields

@@ -95,9 +95,11 @@ rows=$(ut status --pid="$pid" | awk '/^PID +COMM +FD/ { on = 1; next } on && $1 
 ut status --pid 999999 | grep -q '^no io_uring rings$' || fail "status --pid of no process: not 'no io_uring rings'"
 echo "filters: --pid and --comm, table and --json"
 
-# -- width. The table of this host, whole: wider than 60 columns (checked,
-# else cutting at 60 would prove nothing)
-ut status --wide >"$T/whole"
+# -- width. The table of this test's rings (ringhold's: idle, so two
+# renders agree; rings of other programs on this host change between two
+# reads), whole: wider than 60 columns (checked, else cutting at 60 would
+# prove nothing)
+ut status --comm ringhold --wide >"$T/whole"
 widest=$(awk '/^PID +COMM +FD/ { on = 1 } on { if (length($0) > w) w = length($0) } END { print w + 0 }' "$T/whole")
 [ "$widest" -gt 60 ] || fail "the table's widest line is $widest columns: nothing to cut at 60"
 
@@ -130,7 +132,7 @@ table_widest() {
 	awk '/^PID +COMM +FD/ { on = 1 } on { if (length($0) > w) w = length($0) } END { print w + 0 }' "$1"
 }
 
-(unset COLUMNS; on_pty 60 "$B/uringtune" --socket "$SOCK" status) >"$T/pty60" || fail "status on a pty failed"
+(unset COLUMNS; on_pty 60 "$B/uringtune" --socket "$SOCK" status --comm ringhold) >"$T/pty60" || fail "status on a pty failed"
 w=$(table_widest "$T/pty60")
 [ "$w" = 60 ] || { cat "$T/pty60"; fail "on a 60-column pty the table's widest line is $w columns"; }
 # cut, not rewrapped: each line is the start of the whole one
@@ -138,16 +140,16 @@ diff <(awk '/^PID +COMM +FD/ { on = 1 } on { print substr($0, 1, 60) }' "$T/whol
 	<(awk '/^PID +COMM +FD/ { on = 1 } on' "$T/pty60") >/dev/null ||
 	fail "the cut table is not the whole one's first 60 columns"
 echo "pty, 60 columns: table lines cut at $w"
-(export COLUMNS=45; on_pty 60 "$B/uringtune" --socket "$SOCK" status) >"$T/pty45"
+(export COLUMNS=45; on_pty 60 "$B/uringtune" --socket "$SOCK" status --comm ringhold) >"$T/pty45"
 w=$(table_widest "$T/pty45")
 [ "$w" = 45 ] || fail "COLUMNS=45 on a 60-column pty: widest line $w"
 echo "pty, 60 columns, COLUMNS=45: cut at $w"
-(unset COLUMNS; on_pty 60 "$B/uringtune" --socket "$SOCK" status --wide) >"$T/ptywide"
+(unset COLUMNS; on_pty 60 "$B/uringtune" --socket "$SOCK" status --comm ringhold --wide) >"$T/ptywide"
 w=$(table_widest "$T/ptywide")
 [ "$w" -gt 60 ] || fail "--wide on a 60-column pty: widest line $w"
 echo "pty, 60 columns, --wide: $w columns"
 # a pipe: never cut, even with COLUMNS set
-COLUMNS=40 "$B/uringtune" --socket "$SOCK" status | cat >"$T/pipe"
+COLUMNS=40 "$B/uringtune" --socket "$SOCK" status --comm ringhold | cat >"$T/pipe"
 w=$(table_widest "$T/pipe")
 [ "$w" -gt 60 ] || fail "through a pipe the table was cut ($w columns)"
 echo "pipe, COLUMNS=40: $w columns, not cut"

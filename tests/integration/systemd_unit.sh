@@ -163,8 +163,7 @@ start_capped() {
 		shift
 	done
 	shift
-	write_config mode=tune "$@"
-	sed -i 's|^# include_uid = .*|include_uid = nobody|' "$CONF"
+	write_config mode=tune include_uid=nobody "$@"
 	grep -q '^include_uid = nobody$' "$CONF" || fail "cannot select user nobody in $CONF"
 	setpriv --bounding-set=-all,"$(setpriv_caps "${caps[@]}")" --inh-caps=-all -- \
 		"$B/uringtuned" -c "$CONF" -v >>"$T/daemon.log" 2>&1 &
@@ -296,8 +295,7 @@ if command -v strace >/dev/null; then
 	}
 	# shellcheck disable=SC2046
 	expand $(sed -n 's/^SystemCallFilter=//p' "$UNIT") | sort -u >"$T/allowed"
-	write_config mode=tune
-	sed -i 's|^# include_uid = .*|include_uid = nobody|' "$CONF"
+	write_config mode=tune include_uid=nobody
 	strace -f -qq -o "$T/strace.out" \
 		setpriv --bounding-set=-all,"$(setpriv_caps "${CAPS[@]}")" --inh-caps=-all -- \
 		env NOTIFY_SOCKET="$T/notify.sock" WATCHDOG_USEC=400000 \

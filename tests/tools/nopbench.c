@@ -49,7 +49,7 @@ static void usage(FILE *f)
 		"  --batch N       NOPs per submission, each submission waits for its own (%d, 1-%d)\n"
 		"  --seconds S     run for S seconds (%d)\n"
 		"  --ops N         run N NOPs instead (rounded up to whole batches)\n"
-		"  --ring KIND     plain, single-issuer, defer-taskrun or sqpoll (plain)\n"
+		"  --ring KIND     plain, coop-taskrun, single-issuer, defer-taskrun or sqpoll (plain)\n"
 		"Prints: ring pid= fd= flags=, then nop ops= batch= seconds= ops_per_s=\n",
 		DEFAULT_BATCH, MAX_BATCH, DEFAULT_SECONDS);
 }

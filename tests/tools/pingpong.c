@@ -8,7 +8,6 @@
  * so busy_poll_to on either ring shows up in the measured round trip time.
  * One ring and one socket per process, IPv4 only.
  */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -20,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -30,10 +28,6 @@
 
 #include "tool.h"
 #include "uring_abi.h"
-
-#ifndef SO_INCOMING_NAPI_ID
-#define SO_INCOMING_NAPI_ID	56
-#endif
 
 #define PROG			"pingpong"
 #define EXIT_RUNTIME		1
@@ -93,14 +87,6 @@ struct opts {
 	unsigned int reply_delay_us;	/* server: wait before each echo (0 = none) */
 };
 
-struct stats {
-	unsigned int n;
-	unsigned int cap;		/* room in samples (--seconds grows it) */
-	unsigned int warm;		/* --warmup-s once it has passed (stats reset) */
-	double min, max, sum, sum2;	/* microseconds */
-	double *samples;		/* every RTT, for percentiles */
-};
-
 struct slot {
 	char *buf;
 	struct iovec iov;
@@ -145,7 +131,7 @@ static void usage(FILE *f)
 		"usage: " PROG " server --bind ADDR:PORT [--count N] [common options]\n"
 		"       " PROG " client --connect ADDR:PORT [--count N] [--size BYTES] [common options]\n"
 		"common options:\n"
-		"  --ring plain|single-issuer|defer-taskrun|sqpoll   ring setup flags (plain)\n"
+		"  --ring plain|coop-taskrun|single-issuer|defer-taskrun|sqpoll   setup flags (plain)\n"
 		"  --napi-busy-poll-us N   register NAPI busy polling (dynamic tracking) on the ring\n"
 		"  --napi-prefer           set prefer_busy_poll in that registration\n"
 		"  --linger SECONDS        stay alive with the ring open after the run (0)\n"
@@ -161,38 +147,6 @@ static void usage(FILE *f)
 		"  --reply-delay-us N      wait N us (1-%d) before each echo, in io_uring\n"
 		"                          (IORING_OP_TIMEOUT): a slow server\n",
 		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD, MAX_WINDOW, MAX_REPLY_DELAY_US);
-}
-
-static void parse_addr(const char *opt, const char *arg, struct sockaddr_in *sin)
-{
-	char host[INET_ADDRSTRLEN];
-	const char *colon = strrchr(arg, ':');
-	unsigned long port;
-	char *end;
-	size_t len;
-
-	if (!colon)
-		goto bad;
-	len = colon - arg;
-	if (!len || len >= sizeof(host))
-		goto bad;
-	memcpy(host, arg, len);
-	host[len] = '\0';
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	if (inet_pton(AF_INET, host, &sin->sin_addr) != 1)
-		goto bad;
-	if (!isdigit((unsigned char)colon[1]))
-		goto bad;
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (errno || *end || port < 1 || port > 65535)
-		goto bad;
-	sin->sin_port = htons(port);
-	return;
-bad:
-	tool_usage_error("%s: expected ADDR:PORT (IPv4 dotted quad, port 1-65535), got '%s'",
-		    opt, arg);
 }
 
 enum {
@@ -281,12 +235,12 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	while ((c = getopt_long(ac, av, "+:h", long_opts, NULL)) != -1) {
 		switch (c) {
 		case OPT_BIND:
-			parse_addr("--bind", optarg, &o->addr);
+			tool_parse_addr("--bind", optarg, &o->addr);
 			o->addr_str = optarg;
 			have_bind = true;
 			break;
 		case OPT_CONNECT:
-			parse_addr("--connect", optarg, &o->addr);
+			tool_parse_addr("--connect", optarg, &o->addr);
 			o->addr_str = optarg;
 			have_connect = true;
 			break;
@@ -451,16 +405,6 @@ static void print_ring_line(const struct opts *o, const struct io_uring *ring)
 	fflush(stdout);
 }
 
-static unsigned int socket_napi_id(int fd)
-{
-	unsigned int id = 0;
-	socklen_t len = sizeof(id);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_INCOMING_NAPI_ID, &id, &len))
-		return 0;
-	return id;
-}
-
 /*
  * Submit whatever is queued and wait in io_uring_enter(GETEVENTS) for @nr
  * completions, until @deadline if given. Returns 0 when the caller should
@@ -495,97 +439,13 @@ static int ring_wait(struct io_uring *ring, unsigned int nr,
 	return ret;
 }
 
-/* --seconds: room for this many samples first, doubled as needed */
-#define SAMPLES_START		65536
-
-static int stats_add(struct stats *s, double us)
-{
-	if (s->n == s->cap) {
-		unsigned int cap = s->cap ? 2 * s->cap : SAMPLES_START;
-		double *p = realloc(s->samples, (size_t)cap * sizeof(*p));
-
-		if (!p || cap <= s->cap)
-			return fail(-ENOMEM, "realloc");
-		s->samples = p;
-		s->cap = cap;
-	}
-	if (!s->n || us < s->min)
-		s->min = us;
-	if (!s->n || us > s->max)
-		s->max = us;
-	s->sum += us;
-	s->sum2 += us * us;
-	s->samples[s->n++] = us;
-	return 0;
-}
-
-/* --warmup-s over: what came before is not counted (the samples stay allocated) */
-static void stats_reset(struct stats *s)
-{
-	s->n = 0;
-	s->min = s->max = s->sum = s->sum2 = 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* nearest-rank percentile of the sorted samples */
-static double percentile(const struct stats *s, unsigned int pct)
-{
-	unsigned int rank = (s->n * pct + 99) / 100;
-
-	return s->samples[rank ? rank - 1 : 0];
-}
-
-/* Newton's method: the tools link no libm, and this is only a statistic. */
-static double sqrt_nonneg(double v)
-{
-	double x, nx;
-	int i;
-
-	if (v <= 0)
-		return 0;
-	/* start above the root so that the iteration falls monotonically */
-	x = v > 1 ? v : 1;
-	for (i = 0; i < 200; i++) {
-		nx = 0.5 * (x + v / x);
-		if (nx >= x)
-			break;
-		x = nx;
-	}
-	return x;
-}
-
 /* Wait while the ring stays open, so that tests can inspect it. */
 static void linger(const struct opts *o)
 {
-	struct timespec deadline, now, left;
-	sigset_t set;
-	long long ns;
-
 	if (!o->linger_s || stop_signal)
 		return;
 	info(o, "lingering %u s", o->linger_s);
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += o->linger_s;
-	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		ns = tool_ts_diff_ns(&deadline, &now);
-		if (ns <= 0)
-			return;
-		left.tv_sec = ns / NSEC_PER_SEC;
-		left.tv_nsec = ns % NSEC_PER_SEC;
-		/* SIGINT/SIGTERM are blocked: they end the wait, not the process */
-		if (sigtimedwait(&set, NULL, &left) > 0 || errno == EAGAIN)
-			return;
-	}
+	tool_linger(o->linger_s);
 }
 
 /* --cpu: this process's CPU time so far, all its threads (an SQPOLL thread too) */
@@ -602,27 +462,6 @@ static void print_cpu(const struct opts *o)
 	printf("cpu user_us=%lld sys_us=%lld\n",
 	       (long long)ru.ru_utime.tv_sec * 1000000 + ru.ru_utime.tv_usec,
 	       (long long)ru.ru_stime.tv_sec * 1000000 + ru.ru_stime.tv_usec);
-	fflush(stdout);
-}
-
-/* the rtt line, from every ping's sample */
-static void print_rtt(struct stats *st, int fd)
-{
-	double avg, var;
-
-	if (!st->n) {
-		/* --seconds: no ping completed after --warmup-s */
-		printf("rtt count=0 napi_id=%u\n", socket_napi_id(fd));
-		fflush(stdout);
-		return;
-	}
-	avg = st->sum / st->n;
-	var = st->sum2 / st->n - avg * avg;
-	qsort(st->samples, st->n, sizeof(*st->samples), cmp_double);
-	printf("rtt count=%u min_us=%.2f avg_us=%.2f max_us=%.2f mdev_us=%.2f "
-	       "p50_us=%.2f p99_us=%.2f napi_id=%u\n",
-	       st->n, st->min, avg, st->max, sqrt_nonneg(var), percentile(st, 50),
-	       percentile(st, 99), socket_napi_id(fd));
 	fflush(stdout);
 }
 
@@ -691,7 +530,7 @@ static int client_cqe(const struct opts *o, const struct io_uring_cqe *cqe,
  */
 static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
 		     unsigned int seq, char *sbuf, char *rbuf,
-		     sigset_t *waitmask, struct stats *st)
+		     sigset_t *waitmask, struct tool_stats *st)
 {
 	bool got_send = false, got_recv = false;
 	struct timespec t0, t1, deadline;
@@ -741,7 +580,7 @@ static int ping_once(const struct opts *o, struct io_uring *ring, int fd,
 		if (err)
 			return err;
 	}
-	return stats_add(st, tool_ts_diff_ns(&t1, &t0) / 1000.0);
+	return tool_stats_add(st, tool_ts_diff_ns(&t1, &t0) / 1000.0);
 }
 
 /* --window: one ping in flight per slot, slot = seq % window */
@@ -790,7 +629,7 @@ static int window_ring(const struct opts *o, struct io_uring *ring)
 	return ret;
 }
 
-static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct stats *st)
+static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct tool_stats *st)
 {
 	const struct opts *o = w->o;
 	unsigned int idx = UDATA_SLOT(cqe->user_data), got;
@@ -836,7 +675,7 @@ static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct s
 	sl->busy = !sl->sent;
 	w->replies++;
 	/* the samples hold --count: never grows here */
-	return stats_add(st, tool_ts_diff_ns(&now, &sl->t0) / 1000.0);
+	return tool_stats_add(st, tool_ts_diff_ns(&now, &sl->t0) / 1000.0);
 }
 
 /*
@@ -845,7 +684,7 @@ static int window_cqe(struct window *w, const struct io_uring_cqe *cqe, struct s
  * next ping, then submit and wait for one completion. Replies queued on the
  * socket complete the next recv inline.
  */
-static int window_loop(struct window *w, struct stats *st, sigset_t *waitmask)
+static int window_loop(struct window *w, struct tool_stats *st, sigset_t *waitmask)
 {
 	const struct opts *o = w->o;
 	struct timespec now, deadline;
@@ -921,7 +760,7 @@ static int window_loop(struct window *w, struct stats *st, sigset_t *waitmask)
  * --window N: N pings in flight on one ring and socket; prints the rtt line
  * (each ping's send to its reply, queueing included) and the throughput.
  */
-static int run_window(const struct opts *o, int fd, struct stats *st, sigset_t *waitmask)
+static int run_window(const struct opts *o, int fd, struct tool_stats *st, sigset_t *waitmask)
 {
 	struct timespec t0, t1;
 	struct window w = { .o = o, .fd = fd };
@@ -959,7 +798,7 @@ static int run_window(const struct opts *o, int fd, struct stats *st, sigset_t *
 	if (ret)
 		goto out;
 	secs = tool_ts_diff_ns(&t1, &t0) / 1e9;
-	print_rtt(st, fd);
+	tool_print_rtt(st, tool_socket_napi_id(fd));
 	printf("throughput pps=%.0f count=%u window=%u seconds=%.3f\n",
 	       w.replies / secs, w.replies, o->window, secs);
 	fflush(stdout);
@@ -976,35 +815,10 @@ out:
 	return ret;
 }
 
-/*
- * Is ping @i to be sent? --count: while i < count. --seconds: until that much
- * time since @start, and the samples so far are dropped once --warmup-s has
- * passed (the first ping after it is the first counted).
- */
-static bool client_more(const struct opts *o, const struct timespec *start,
-			unsigned int i, struct stats *st)
-{
-	struct timespec now;
-	long long ns;
-
-	if (!o->seconds)
-		return i < o->count;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ns = tool_ts_diff_ns(&now, start);
-	if (ns >= (long long)o->seconds * NSEC_PER_SEC)
-		return false;
-	if (o->warmup_s && ns >= (long long)o->warmup_s * NSEC_PER_SEC &&
-	    st->warm < o->warmup_s) {
-		stats_reset(st);
-		st->warm = o->warmup_s;
-	}
-	return true;
-}
-
 static int run_client(const struct opts *o, sigset_t *waitmask)
 {
 	char *sbuf = NULL, *rbuf = NULL;
-	struct stats st = { 0 };
+	struct tool_stats st = { 0 };
 	struct timespec start;
 	struct io_uring ring;
 	bool ring_up = false;
@@ -1026,8 +840,8 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	}
 	memset(sbuf, 'p', o->size);
-	/* --seconds: stats_add grows it */
-	st.cap = o->seconds ? SAMPLES_START : o->count;
+	/* --seconds: tool_stats_add grows it */
+	st.cap = o->seconds ? TOOL_SAMPLES_START : o->count;
 	st.samples = calloc(st.cap, sizeof(*st.samples));
 	if (!st.samples) {
 		ret = fail(-ENOMEM, "calloc");
@@ -1049,7 +863,7 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 	     o->napi_prefer ? " (prefer)" : "");
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (i = 0; client_more(o, &start, i, &st); i++) {
+	for (i = 0; tool_client_more(o->count, o->seconds, o->warmup_s, &start, i, &st); i++) {
 		ret = ping_once(o, &ring, fd, i, sbuf, rbuf, waitmask, &st);
 		if (ret)
 			goto out;
@@ -1057,7 +871,7 @@ static int run_client(const struct opts *o, sigset_t *waitmask)
 			burst_gap(o);
 	}
 
-	print_rtt(&st, fd);
+	tool_print_rtt(&st, tool_socket_napi_id(fd));
 	print_cpu(o);
 	linger(o);
 	ret = 0;
@@ -1351,7 +1165,7 @@ static int run_server(const struct opts *o, sigset_t *waitmask)
 		goto out;
 	server_drain(s, waitmask);
 
-	printf("served count=%u napi_id=%u\n", s->served, socket_napi_id(s->fd));
+	printf("served count=%u napi_id=%u\n", s->served, tool_socket_napi_id(s->fd));
 	fflush(stdout);
 	print_cpu(o);
 	if (!stop_signal)
