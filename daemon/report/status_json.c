@@ -120,9 +120,12 @@ static void waits_write(struct status_writer *w, const struct ut_ring_stats *s)
 }
 
 static void busy_write(struct status_writer *w, const struct ut_ring_stats *s,
-		       const struct bill_ring *bill, bool table)
+		       const struct bill_ring *bill, uint32_t setup_flags, bool table)
 {
 	sw_object(w, "busy_poll");
+	/* where the ring's NAPI is busy-polled: its SQPOLL thread's loop, or its waits (windows) */
+	if (!table)
+		sw_str(w, "polled_in", setup_flags & UT_SETUP_SQPOLL ? "sq_thread" : "waits");
 	sw_u64(w, "windows", s->busy_windows);
 	sw_u64(w, "paid_off", s->busy_paid);
 	if (s->busy_windows)
@@ -337,7 +340,7 @@ void status_write_ring(struct status_writer *w, const struct ut_daemon *d,
 		polling_write(w, ring, s);
 	}
 	waits_write(w, s);
-	busy_write(w, s, &ring->obs.bill, table);
+	busy_write(w, s, &ring->obs.bill, ring->obs.setup_flags, table);
 	if (!table)
 		wakeup_write(w, ring, s);
 	sw_bool(w, "tunable", tunable);

@@ -1,0 +1,21 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-only
+# Issue 24: SQPOLL rings busy-poll NAPI from their SQ thread's loop, not in
+# the waits of the program's threads: the IDs are seen (= the kernel's
+# list) on a multishot UDP server, status says where the polling happens,
+# and no window is counted or billed to the waiting thread.
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/../pattern-test.sh"
+need_untuned_host
+netns_setup
+
+start_daemon mode=observe include_comm=mshot
+pt_server --pattern udp-multishot --ring sqpoll --napi-busy-poll-us 50
+pt_client --pattern udp-multishot --ring sqpoll --napi-busy-poll-us 50 --seconds 3600
+read -r pid fd < <(ring_of "$T/server.out")
+wait_for_timed 20 "the SQPOLL server ring's NAPI IDs = the kernel's list" ids_equal "$pid" "$fd" ||
+	fail "seen $(ring_jq "$pid" "$fd" -c .napi_ids), the kernel's list $(ring_jq "$pid" "$fd" -c .kernel_napi_ids)"
+expect_ring "$pid" "$fd" '.waits.total > 100' 20
+expect_ring "$pid" "$fd" '.busy_poll.polled_in == "sq_thread" and .busy_poll.windows == 0 and
+	.busy_poll.spin_ns.paid == 0 and .busy_poll.spin_ns.unpaid == 0'
+log "SQPOLL: $(ring_jq "$pid" "$fd" -c '{napi_ids, kernel_napi_ids, waits, polled_in: .busy_poll.polled_in}')"
