@@ -5,12 +5,12 @@
 # (default bench/results); then every target, measured against its limit,
 # in RESULTS/targets.csv. Numbers, not verdicts: a missed target does not
 # fail the run, a part that cannot run does.
-#   PARTS (default "pinning rtt overhead prog_cost reaction footprint bursty accuracy deadlines agent scale oracle")
+#   PARTS (default "pinning rtt overhead prog_cost reaction footprint bursty accuracy deadlines agent scale oracle patterns")
 #   QUICK, PIN, RESULTS and each part's own knobs pass through (see bench/*.sh)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-PARTS=${PARTS:-pinning rtt overhead prog_cost reaction footprint bursty accuracy deadlines agent scale oracle}
+PARTS=${PARTS:-pinning rtt overhead prog_cost reaction footprint bursty accuracy deadlines agent scale oracle patterns}
 export QUICK=${QUICK:-0}
 if [ -z "${RESULTS:-}" ]; then
 	RESULTS=$PWD/bench/results

@@ -23,6 +23,7 @@ env RESULTS="$res" QUICK=1 ROUNDS=1 COUNT=200 STATIC=50 PREFER="0 1" RING_KINDS=
 	SCALE_FILES=1000 SCALE_RINGS=100 SCALE_WINDOW=1 SCALE_STATUS_RUNS=2 SCALE_SETTLE=0.5 \
 	MEASURE_S=1 WARMUP_S=0 TUNE_WAIT_S=1 MARGIN_S=2 \
 	RUN_S=1 WAKE_COUNT=2000 SPARSE_COUNT=50 NOSLEEP_COUNT=2000 \
+	PATTERNS=udp-multishot WARM_S=1 \
 	bash bench/run.sh >"$T/bench.out" 2>&1 ||
 	{ tail -n 40 "$T/bench.out"; fail "bench/run.sh failed: $(grep -B12 '^bench: part .* failed' "$T/bench.out" | head -20)"; }
 cat "$T/bench.out"
@@ -132,6 +133,14 @@ csv oracle_phases.csv "round,stage,phase,pairs_cpu_pct,daemon_cpu_pct,host_cpu_p
 csv oracle_pick.csv "pair,kind,setting,p50_us,cpu_pct,best_p50_us,rule"
 csv oracle_summary.csv "phase,pair,kind,rounds,p50_us,p99_us,cpu_pct,cpu_us_per_ping,napi_client_server"
 png oracle.png
+csv patterns.csv "round,pattern,config,pings,p50_us,p99_us,pings_per_s,client_cpu_us_per_ping,server_bill_ms,server_bill_capped_ms,server_thread_cpu_ms"
+csv patterns_summary.csv "pattern,config,p50_us,p50_range,p99_us,pings_per_s,client_cpu_us_per_ping,bill_over_cpu,capped_share"
+png patterns.png
+# each configuration ran and pinged
+for cfg in none s50 observe tune; do
+	awk -F, -v c="$cfg" 'NR > 1 && $2 == "udp-multishot" && $3 == c && $4 > 0 { ok = 1 } END { exit !ok }' \
+		"$res/patterns.csv" || fail "patterns.csv: no udp-multishot $cfg run with pings: $(cat "$res/patterns.csv")"
+done
 table '^ +pair +phase +p50 us +p99 us +CPU % of a core'
 # every pair of the default mix in every phase of the comparison, and the
 # sweep's settings (STATIC=50, PREFER="0 1": none, s50, s50p)
@@ -150,7 +159,7 @@ csv machine.csv "key,value"
 csv targets.csv "part,target,measured,op,limit,verdict,note"
 table '^== targets'
 table '^part +target +measured'
-for p in rtt overhead reaction footprint accuracy deadlines agent oracle; do
+for p in rtt overhead reaction footprint accuracy deadlines agent oracle patterns; do
 	grep -q "^$p," "$res/targets.csv" || fail "targets.csv: nothing from $p"
 done
 echo "bench harness: every part printed its table, wrote its CSV and its PNG"
