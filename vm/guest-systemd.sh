@@ -198,6 +198,30 @@ else
 	bad tuned "not both rings tuned within 40 s: status $(ring_json "$sp" "$sf" | jq -c '{managed_by, napi, tuning}') / $(ring_json "$cp" "$cf" | jq -c '{managed_by, napi, tuning}'); fdinfo $(rings_state)"
 fi
 
+# -- a multishot server (one recvmsg over a buffer ring, armed before the
+# first packet): taken, and the NAPI IDs seen on its sockets are the ones
+# the kernel busy-polls once traffic has flowed (issue 24)
+ip netns exec $NS_B "$P/mshot" server --pattern udp-multishot --bind 198.18.0.2:7001 --quiet \
+	>/tmp/ms-server.out 2>&1 &
+ms_server=$!
+wait_for 10 grep -q '^ring ' /tmp/ms-server.out
+ip netns exec $NS_A "$P/mshot" client --pattern udp-multishot --connect 198.18.0.2:7001 --quiet \
+	--seconds 600 >/tmp/ms-client.out 2>&1 &
+ms_client=$!
+read -r msp msf < <(ring_of /tmp/ms-server.out)
+ms_ids_polled() {
+	ring_json "${msp:-0}" "${msf:-0}" | jq -e '.managed_by == "uringtune" and (.napi_ids | length) > 0 and
+		(.napi_ids | sort) == (.kernel_napi_ids | sort)' >/dev/null 2>&1
+}
+t0=$(now)
+if [ -n "${msp:-}" ] && wait_for 60 ms_ids_polled; then
+	pass multishot-ids "multishot server ring pid=$msp fd=$msf: after $(since "$t0") s $(ring_json "$msp" "$msf" | jq -c '{napi_ids, kernel_napi_ids, napi_list_by, windows: .busy_poll.windows}')"
+else
+	bad multishot-ids "multishot server ring pid=${msp:-?} fd=${msf:-?}: $(ring_json "${msp:-0}" "${msf:-0}" | jq -c '{managed_by, napi_ids, kernel_napi_ids, napi_list_by, napi_ids_not_polled, decisions: [.tuning.decisions[]?.why]}') ($(head -n 2 /tmp/ms-server.out /tmp/ms-client.out | paste -sd'|'))"
+fi
+kill "$ms_client" "$ms_server" 2>/dev/null
+wait "$ms_client" "$ms_server" 2>/dev/null
+
 # -- a reload the daemon cannot honour in full: it warns (mode changes
 # at the next start only)
 sed -i 's/^mode = tune$/mode = observe/' "$CONF"

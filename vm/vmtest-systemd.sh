@@ -51,6 +51,7 @@ if [ "$deb" = auto ]; then
 fi
 [ -f "$deb" ] || { echo "vmtest-systemd: --deb '$deb': no such package (make deb)" >&2; exit 2; }
 [ -x "$ROOT/build/pingpong" ] || { echo "vmtest-systemd: build/pingpong is missing (make)" >&2; exit 2; }
+[ -x "$ROOT/build/mshot" ] || { echo "vmtest-systemd: build/mshot is missing (make)" >&2; exit 2; }
 command -v jq >/dev/null || { echo "vmtest-systemd: jq is missing (scripts/deps.sh)" >&2; exit 2; }
 
 passed=0
@@ -97,6 +98,7 @@ mkdir -p "$tmp/payload"
 cp "$ROOT/vm/guest-systemd.sh" "$tmp/payload/test.sh"
 cp "$deb" "$tmp/payload/"
 cp "$ROOT/build/pingpong" "$tmp/payload/pingpong"
+cp "$ROOT/build/mshot" "$tmp/payload/mshot"
 
 "$ROOT/vm/fetch-kernels.sh" "${series[@]}" >"$tmp/fetch"
 for s in "${series[@]}"; do
