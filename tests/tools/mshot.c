@@ -34,6 +34,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
+#include <sys/wait.h>
 
 #include <liburing.h>
 
@@ -130,6 +131,7 @@ struct opts {
 	bool quiet;
 	unsigned int seconds;		/* client: ping for this long instead of --count */
 	unsigned int warmup_s;
+	bool socket_via_scm;		/* server: a child makes the data socket */
 };
 
 static bool is_tcp(const struct opts *o)
@@ -186,7 +188,7 @@ static void __attribute__((noreturn)) bundle_refused(void)
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: " PROG " server --pattern P --bind ADDR:PORT [common options]\n"
+		"usage: " PROG " server --pattern P --bind ADDR:PORT [--socket-via-scm] [common options]\n"
 		"       " PROG " client --pattern P --connect ADDR:PORT [--count N | --seconds S\n"
 		"             [--warmup-s W]] [--size BYTES] [common options]\n"
 		"patterns:\n"
@@ -205,7 +207,8 @@ static void usage(FILE *f)
 		"  --quiet                 no informational lines on stderr\n"
 		"client: --count pings (%d), --size payload bytes (%d, 1-%d); --seconds S\n"
 		"  instead of --count, --warmup-s W: pings in the first W seconds not counted\n"
-		"server: until SIGINT/SIGTERM\n",
+		"server: until SIGINT/SIGTERM; --socket-via-scm: a child process makes the data\n"
+		"  socket (bound; TCP: listening) and passes it over SCM_RIGHTS\n",
 		DEFAULT_COUNT, DEFAULT_SIZE, MAX_PAYLOAD);
 }
 
@@ -225,6 +228,7 @@ enum {
 	OPT_QUIET,
 	OPT_SECONDS,
 	OPT_WARMUP_S,
+	OPT_SOCKET_VIA_SCM,
 };
 
 static const struct option long_opts[] = {
@@ -243,6 +247,7 @@ static const struct option long_opts[] = {
 	{ "quiet",		no_argument,		NULL, OPT_QUIET },
 	{ "seconds",		required_argument,	NULL, OPT_SECONDS },
 	{ "warmup-s",		required_argument,	NULL, OPT_WARMUP_S },
+	{ "socket-via-scm",	no_argument,		NULL, OPT_SOCKET_VIA_SCM },
 	{ "help",		no_argument,		NULL, 'h' },
 	{ NULL,			0,			NULL, 0 },
 };
@@ -372,6 +377,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
 						       "an integer from 0 to 86400");
 			have_warmup = true;
 			break;
+		case OPT_SOCKET_VIA_SCM:
+			o->socket_via_scm = true;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(0);
@@ -396,6 +404,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
 	} else {
 		if (have_bind)
 			tool_usage_error("--bind: only for the server (the client takes --connect)");
+		if (o->socket_via_scm)
+			tool_usage_error("--socket-via-scm: only for the server");
 		if (!have_connect)
 			tool_usage_error("client: --connect ADDR:PORT is required");
 		if (o->seconds && have_count)
@@ -1780,6 +1790,166 @@ err:
 	return ret;
 }
 
+/* the socket child: its socket to the parent, with one byte of data */
+static int scm_send_fd(int sock, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = { 0 };
+	char byte = 0;
+	struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
+	struct msghdr msg = {
+		.msg_iov = &iov,
+		.msg_iovlen = 1,
+		.msg_control = cbuf,
+		.msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	if (sendmsg(sock, &msg, MSG_NOSIGNAL) != 1)
+		return fail(-errno, "socket child: sendmsg SCM_RIGHTS");
+	return 0;
+}
+
+/*
+ * The parent's side: one fd from the child, or -ENOENT if the child sent
+ * none (it failed, and said why). Extra fds, if any, are closed.
+ */
+static int scm_recv_fd(int sock)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov;
+	struct msghdr msg;
+	struct cmsghdr *c;
+	int fd = -1, n, i;
+	ssize_t len;
+	char byte;
+
+	iov.iov_base = &byte;
+	iov.iov_len = 1;
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = cbuf;
+	msg.msg_controllen = sizeof(cbuf);
+	do {
+		len = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	} while (len < 0 && errno == EINTR);
+	if (len < 0)
+		return fail(-errno, "recvmsg SCM_RIGHTS");
+	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS)
+			continue;
+		n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+		for (i = 0; i < n; i++) {
+			int got;
+
+			memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
+			if (fd < 0)
+				fd = got;
+			else
+				close(got);
+		}
+	}
+	if (fd >= 0 && (msg.msg_flags & MSG_CTRUNC)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0 && len > 0) {
+		fprintf(stderr, PROG ": recvmsg SCM_RIGHTS: no socket in the message\n");
+		return -EPROTO;
+	}
+	return fd < 0 ? -ENOENT : fd;
+}
+
+/* the fd passed is the data socket server_socket makes */
+static int scm_check_fd(const struct opts *o, int fd)
+{
+	int type = 0, listening = 0;
+	socklen_t len = sizeof(type);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len))
+		return fail(-errno, "getsockopt SO_TYPE of the socket passed");
+	len = sizeof(listening);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len))
+		return fail(-errno, "getsockopt SO_ACCEPTCONN of the socket passed");
+	if (type != (is_tcp(o) ? SOCK_STREAM : SOCK_DGRAM) || listening != is_tcp(o)) {
+		fprintf(stderr, PROG ": the socket passed is not a %s socket\n",
+			is_tcp(o) ? "listening TCP" : "UDP");
+		return -EPROTO;
+	}
+	return 0;
+}
+
+/*
+ * --socket-via-scm: a child process makes the data socket (socket, bind,
+ * listen), passes it over a unix socketpair with SCM_RIGHTS, closes its
+ * copy and exits; the parent waits for it. So the socket the ring receives
+ * on was made by another process, as a supervisor's or systemd's are. The
+ * child is forked before the ring exists and prints its own failure.
+ */
+static int server_socket_via_scm(const struct opts *o)
+{
+	int sv[2], fd = -1, status, ret;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return fail(-errno, "socketpair");
+	/* nothing buffered is written twice */
+	fflush(stdout);
+	fflush(stderr);
+	pid = fork();
+	if (pid < 0) {
+		ret = fail(-errno, "fork");
+		close(sv[0]);
+		close(sv[1]);
+		return ret;
+	}
+	if (!pid) {
+		close(sv[0]);
+		fd = server_socket(o);
+		if (fd < 0)
+			_exit(EXIT_RUNTIME);
+		ret = scm_send_fd(sv[1], fd);
+		close(fd);
+		close(sv[1]);
+		_exit(ret ? EXIT_RUNTIME : 0);
+	}
+	close(sv[1]);
+	ret = scm_recv_fd(sv[0]);
+	close(sv[0]);
+	fd = ret;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			ret = fail(-errno, "waitpid");
+			goto err;
+		}
+	}
+	if (WIFSIGNALED(status)) {
+		fprintf(stderr, PROG ": socket child: killed by signal %d\n", WTERMSIG(status));
+		ret = -ECHILD;
+		goto err;
+	}
+	if (WEXITSTATUS(status)) {
+		/* the child said why; -ENOENT: no socket came either */
+		ret = -ECHILD;
+		goto err;
+	}
+	if (fd < 0)
+		return fd == -ENOENT ? fail(-EPROTO, "socket child: exited without a socket") : fd;
+	ret = scm_check_fd(o, fd);
+	if (ret)
+		goto err;
+	info(o, "data socket fd %d made by pid %d, passed with SCM_RIGHTS", fd, (int)pid);
+	return fd;
+err:
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 static int server_start(struct server *s)
 {
 	const struct opts *o = s->o;
@@ -1811,7 +1981,7 @@ static int run_server(const struct opts *o, sigset_t *waitmask)
 	s->o = o;
 	for (i = 0; i < MAX_CONNS; i++)
 		s->conns[i].fd = -1;
-	s->fd = server_socket(o);
+	s->fd = o->socket_via_scm ? server_socket_via_scm(o) : server_socket(o);
 	if (s->fd < 0) {
 		ret = s->fd;
 		goto out;
