@@ -113,7 +113,7 @@ pt_observe() {
 	read -r pid fd < <(ring_of "$T/server.out")
 	tid=$(pt_tid "$T/server.out")
 	wait_for_timed 20 "$name: the server ring's NAPI IDs = the kernel's list" ids_equal "$pid" "$fd" ||
-		fail "$name: seen $(ring_jq "$pid" "$fd" -c .napi_ids), the kernel's list $(ring_jq "$pid" "$fd" -c .kernel_napi_ids)"
+		fail "$name: seen $(ring "$pid" "$fd" | jq -c .napi_ids), the kernel's list $(ring "$pid" "$fd" | jq -c .kernel_napi_ids)"
 	expect_ring "$pid" "$fd" '.busy_poll.windows > 0 and
 		(.busy_poll.sample.paid_timed + .busy_poll.sample.unpaid_timed) > 0' 20
 	pt_bill_bounded "$name" "$pid" "$fd" "$tid"
@@ -147,13 +147,13 @@ pt_tune() {
 	expect_ring "$pid" "$fd" '.managed_by == "uringtune" and .napi.enabled' 10
 	wait_for_timed 30 "$name: the server ring's NAPI IDs polled (seen = the kernel's list)" \
 		ids_equal "$pid" "$fd" ||
-		fail "$name: seen $(ring_jq "$pid" "$fd" -c .napi_ids), the kernel's list $(ring_jq "$pid" "$fd" -c .kernel_napi_ids) ($(ring_jq "$pid" "$fd" -c '[.tuning.decisions[].why]'))"
-	log "$name: $(ring_jq "$pid" "$fd" -r '"polled by \(.napi_list_by): \(.kernel_napi_ids)"')"
+		fail "$name: seen $(ring "$pid" "$fd" | jq -c .napi_ids), the kernel's list $(ring "$pid" "$fd" | jq -c .kernel_napi_ids) ($(ring "$pid" "$fd" | jq -c '[.tuning.decisions[].why]'))"
+	log "$name: $(ring "$pid" "$fd" | jq -r '"polled by \(.napi_list_by): \(.kernel_napi_ids)"')"
 	expect_ring "$pid" "$fd" '.busy_poll.windows > 0 and
 		(.busy_poll.sample.paid_timed + .busy_poll.sample.unpaid_timed) > 0' 20
 	wait_for_timed 30 "$name: a decision from timed windows" decided_from_windows "$pid" "$fd" ||
-		fail "$name: no decision from the windows: $(ring_jq "$pid" "$fd" -c '[.tuning.decisions[].why]')"
-	log "$name: $(ring_jq "$pid" "$fd" -r '[.tuning.decisions[].why] | join(" | ")')"
+		fail "$name: no decision from the windows: $(ring "$pid" "$fd" | jq -c '[.tuning.decisions[].why]')"
+	log "$name: $(ring "$pid" "$fd" | jq -r '[.tuning.decisions[].why] | join(" | ")')"
 	stop_daemon
 	# from outside at once; an agent's ring at its program's next call
 	expect_napi "$pid" "$fd" '^disabled$' 10

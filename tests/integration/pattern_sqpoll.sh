@@ -14,8 +14,8 @@ pt_server --pattern udp-multishot --ring sqpoll --napi-busy-poll-us 50
 pt_client --pattern udp-multishot --ring sqpoll --napi-busy-poll-us 50 --seconds 3600
 read -r pid fd < <(ring_of "$T/server.out")
 wait_for_timed 20 "the SQPOLL server ring's NAPI IDs = the kernel's list" ids_equal "$pid" "$fd" ||
-	fail "seen $(ring_jq "$pid" "$fd" -c .napi_ids), the kernel's list $(ring_jq "$pid" "$fd" -c .kernel_napi_ids)"
+	fail "seen $(ring "$pid" "$fd" | jq -c .napi_ids), the kernel's list $(ring "$pid" "$fd" | jq -c .kernel_napi_ids)"
 expect_ring "$pid" "$fd" '.waits.total > 100' 20
 expect_ring "$pid" "$fd" '.busy_poll.polled_in == "sq_thread" and .busy_poll.windows == 0 and
 	.busy_poll.spin_ns.paid == 0 and .busy_poll.spin_ns.unpaid == 0'
-log "SQPOLL: $(ring_jq "$pid" "$fd" -c '{napi_ids, kernel_napi_ids, waits, polled_in: .busy_poll.polled_in}')"
+log "SQPOLL: $(ring "$pid" "$fd" | jq -c '{napi_ids, kernel_napi_ids, waits, polled_in: .busy_poll.polled_in}')"
