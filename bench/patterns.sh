@@ -12,7 +12,8 @@
 #   tune     no NAPI of their own, a tune-mode uringtuned takes both rings
 #            (include_comm=mshot); the first WARM_S seconds not counted
 # and for each: RTT p50/p99, pings per second, the client thread's CPU per
-# ping. The tcp-bundle pattern is left out, with the kernel's reason, where
+# ping (over the counted seconds: a tune run's warm-up is left out pro
+# rata). The tcp-bundle pattern is left out, with the kernel's reason, where
 # the kernel has no receive bundles (before 6.10).
 #   PATTERNS (default "recv udp-multishot tcp-multishot tcp-bundle"),
 #   ROUNDS (default 3; QUICK 1), RUN_S (6; QUICK 2), WARM_S (3; QUICK 1)
@@ -88,7 +89,8 @@ one() {
 	[ -n "$b1" ] || b1=$b0
 	pp_server_stop
 	[ "$daemon" = 0 ] || { stop_daemon; }
-	line=$(awk -v pat="$pat" -v cfg="$cfg" -v r="$round" -v secs="$RUN_S" \
+	# the client's CPU covers its warm-up too: counted pings get their share of it
+	line=$(awk -v pat="$pat" -v cfg="$cfg" -v r="$round" -v secs="$RUN_S" -v all_s=$((RUN_S + warm)) \
 		-v sc=$((c1 - c0)) \
 		-v spin="$(jq -n --argjson a "$b0" --argjson b "$b1" \
 			'($b.busy_poll.spin_ns.paid + $b.busy_poll.spin_ns.unpaid) -
@@ -100,7 +102,7 @@ one() {
 		END {
 			n = v["count"] + 0
 			printf "%s,%s,%s,%d,%s,%s,%.0f,%.2f,%.1f,%.1f,%.1f\n", r, pat, cfg, n,
-				v["p50_us"], v["p99_us"], n / secs, n ? v["thread_cpu_us"] / n : 0,
+				v["p50_us"], v["p99_us"], n / secs, n ? v["thread_cpu_us"] * secs / all_s / n : 0,
 				spin / 1e6, capped / 1e6, sc / 1e6
 		}' "$T/client.out")
 	echo "$line" >>"$out"
@@ -151,7 +153,7 @@ done
 dat=$T/patterns_plot.dat
 awk -F, 'NR > 1 { v[$1, $2] = $3; if (!($1 in seen)) { seen[$1] = 1; order[++n] = $1 } }
 	END { for (i = 1; i <= n; i++) { p = order[i]
-		printf "%s %s %s %s %s\n", p, v[p, "none"], v[p, "s50"], v[p, "observe"], v[p, "tune"] } }' \
+		printf "%s,%s,%s,%s,%s\n", p, v[p, "none"], v[p, "s50"], v[p, "observe"], v[p, "tune"] } }' \
 	"$sum" >"$dat"
 plot "$RESULTS/patterns.png" <<EOF
 set title "RTT p50 by receive pattern (median over $ROUNDS rounds)"
