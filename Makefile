@@ -116,7 +116,7 @@ AGENT_UNIT_SRCS	:= $(wildcard tests/unit/test_agent_*.c)
 # server: what it depends on is all it gets (its backend is a fake)
 LIFECYCLE_OBJS	:= $(patsubst %.c,$(BUILD)/%.o,$(wildcard daemon/tune/lifecycle*.c daemon/tune/journal*.c \
 		   daemon/config/*.c) daemon/tune/select.c daemon/tune/decision_log.c \
-		   daemon/observe/registry.c daemon/tuner.c daemon/tuner_sleeps.c daemon/bill.c daemon/tunable.c daemon/worker.c \
+		   daemon/observe/registry.c daemon/tuner.c daemon/tuner_sleeps.c daemon/tuner_tracking.c daemon/bill.c daemon/tunable.c daemon/worker.c \
 		   daemon/log.c)
 DAEMON_UNIT_SRCS:= $(filter-out $(AGENT_UNIT_SRCS) tests/unit/test_lifecycle.c,$(UNIT_SRCS))
 UNIT_BINS	:= $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)

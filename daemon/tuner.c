@@ -53,6 +53,8 @@
 
 #include "hist.h"
 #include "tuner.h"
+#include "tuner_priv.h"
+#include "tuner_tracking.h"
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL
@@ -64,8 +66,6 @@
 #define TUNER_BACKOFF_CAP_S	3600U
 #define TUNER_BACKOFF_MAX	12U	/* 2^12 * retry_s: past the cap for any retry_s */
 
-/* room for UT_MAX_NAPI_IDS IDs of up to 10 digits with commas */
-#define IDS_BUFLEN		(UT_MAX_NAPI_IDS * 11 + 1)
 
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
@@ -119,8 +119,7 @@ static unsigned int clamp_timeout(const struct tuner_policy *pol, uint64_t us)
 	return (unsigned int)us;
 }
 
-__attribute__((format(printf, 3, 4)))
-static void say(char *why, size_t whylen, const char *fmt, ...)
+void tuner_say(char *why, size_t whylen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -129,44 +128,6 @@ static void say(char *why, size_t whylen, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, whylen, fmt, ap);
 	va_end(ap);
-}
-
-/* "257,258" */
-static void fmt_ids(char *buf, size_t len, const uint32_t *ids, unsigned int n)
-{
-	size_t off = 0;
-
-	buf[0] = '\0';
-	for (unsigned int i = 0; i < n && off < len; i++) {
-		int w = snprintf(buf + off, len - off, "%s%u", i ? "," : "", ids[i]);
-
-		if (w < 0)
-			break;
-		off += (size_t)w;
-	}
-}
-
-static bool has_id(const struct tuner_setting *s, uint32_t id)
-{
-	for (unsigned int i = 0; i < s->n_ids; i++)
-		if (s->ids[i] == id)
-			return true;
-	return false;
-}
-
-static void set_static(struct tuner_setting *s, const uint32_t *ids, unsigned int n)
-{
-	s->static_ids = true;
-	s->n_ids = n;
-	memset(s->ids, 0, sizeof(s->ids));
-	memcpy(s->ids, ids, n * sizeof(*ids));
-}
-
-static void set_dynamic(struct tuner_setting *s)
-{
-	s->static_ids = false;
-	s->n_ids = 0;
-	memset(s->ids, 0, sizeof(s->ids));
 }
 
 /* what a ring gets when first tuned, or when NAPI is tried again */
@@ -178,7 +139,7 @@ static void fresh_setting(const struct tuner_policy *pol, const uint32_t *ids,
 	s->busy_poll_us = clamp_timeout(pol, pol->initial_us);
 	s->prefer = pol->prefer;
 	if (pol->tracking == TUNER_TRACK_STATIC && ids && n_ids)
-		set_static(s, ids, n_ids);
+		tuner_set_static(s, ids, n_ids);
 }
 
 static void clear_evidence(struct tuner_state *st)
@@ -356,140 +317,6 @@ static bool differs(const struct tuner_policy *pol, unsigned int cur, unsigned i
 	return d * 100 > (uint64_t)pol->change_pct * cur;
 }
 
-/*
- * An ID seen on the ring's sockets that the kernel's dynamic list lacks
- * (a multishot receive armed before the socket's first packet gives the
- * kernel's tracking nothing to learn from): its first such ID, 0 if none,
- * or if the list is not known whole.
- */
-static uint32_t kernel_missed(const struct tuner_input *in, const uint32_t *ids,
-			      unsigned int n_ids)
-{
-	if (!in->kernel_ids || !in->kernel_ids_known || in->n_kernel_ids > UT_MAX_NAPI_IDS)
-		return 0;
-	for (unsigned int i = 0; i < n_ids; i++) {
-		bool found = false;
-
-		for (unsigned int k = 0; k < in->n_kernel_ids && !found; k++)
-			found = in->kernel_ids[k] == ids[i];
-		if (!found)
-			return ids[i];
-	}
-	return 0;
-}
-
-/*
- * The miss has lasted settle_s, through a later copy of the kernel's list
- * (copied every 128 waits: the copy that showed it may predate the ID).
- */
-static bool miss_confirmed(const struct tuner_policy *pol, struct tuner_state *st,
-			   const struct tuner_input *in, uint32_t missed)
-{
-	if (!missed) {
-		st->miss_since_ns = 0;
-		return false;
-	}
-	if (!st->miss_since_ns) {
-		st->miss_since_ns = in->now_ns;
-		st->miss_reads = in->kernel_ids_reads;
-		return false;
-	}
-	return in->kernel_ids_reads > st->miss_reads &&
-	       elapsed(in->now_ns, st->miss_since_ns) >= sec_ns(pol->settle_s);
-}
-
-/* the seen IDs and the kernel's, once each: all that should be polled */
-static unsigned int ids_union(const struct tuner_input *in, const uint32_t *ids,
-			      unsigned int n_ids, uint32_t *out)
-{
-	unsigned int n = 0;
-
-	for (unsigned int i = 0; i < n_ids && n < UT_MAX_NAPI_IDS; i++)
-		out[n++] = ids[i];
-	for (unsigned int k = 0; k < in->n_kernel_ids && k < UT_MAX_NAPI_IDS; k++) {
-		bool have = false;
-
-		for (unsigned int i = 0; i < n && !have; i++)
-			have = out[i] == in->kernel_ids[k];
-		if (!have && n < UT_MAX_NAPI_IDS && in->kernel_ids[k])
-			out[n++] = in->kernel_ids[k];
-	}
-	return n;
-}
-
-/* step 3 of the header comment: static or dynamic NAPI ID tracking */
-static bool track_decision(const struct tuner_policy *pol, struct tuner_state *st,
-			   const struct tuner_input *in, const uint32_t *ids, unsigned int n_ids,
-			   struct tuner_setting *next, char *why, size_t whylen)
-{
-	const struct tuner_setting *cur = &st->cur;
-	char list[IDS_BUFLEN], seen[IDS_BUFLEN];
-	uint64_t stable;
-	uint32_t missed;
-
-	*next = *cur;
-	fmt_ids(list, sizeof(list), cur->ids, cur->n_ids);
-	fmt_ids(seen, sizeof(seen), ids, n_ids);
-	/* before 6.13 there are no static lists: dynamic tracking is all there is */
-	if (in->no_static)
-		return false;
-	switch (pol->tracking) {
-	case TUNER_TRACK_DYNAMIC:
-		if (!cur->static_ids)
-			return false;
-		/* the policy changed under a static ring */
-		set_dynamic(next);
-		say(why, whylen, "policy is dynamic tracking: dropping static NAPI IDs %s", list);
-		return true;
-	case TUNER_TRACK_STATIC:
-		/* a static ring without IDs (re-adopted from the kernel) polls nothing */
-		if ((cur->static_ids && cur->n_ids) || !n_ids)
-			return false;
-		set_static(next, ids, n_ids);
-		say(why, whylen, "NAPI IDs %s known: static tracking", seen);
-		return true;
-	case TUNER_TRACK_AUTO:
-	default:
-		break;
-	}
-
-	if (cur->static_ids) {
-		for (unsigned int i = 0; i < n_ids; i++) {
-			if (has_id(cur, ids[i]))
-				continue;
-			/* busy polling would miss the queue the new ID stands for */
-			set_dynamic(next);
-			say(why, whylen, "NAPI ID %u appeared (static list %s): dynamic tracking",
-			    ids[i], list);
-			return true;
-		}
-		return false;
-	}
-	missed = kernel_missed(in, ids, n_ids);
-	if (miss_confirmed(pol, st, in, missed)) {
-		uint32_t all[UT_MAX_NAPI_IDS];
-		unsigned int n = ids_union(in, ids, n_ids, all);
-		char kernel[IDS_BUFLEN], polled[IDS_BUFLEN];
-
-		fmt_ids(kernel, sizeof(kernel), in->kernel_ids,
-			in->n_kernel_ids < UT_MAX_NAPI_IDS ? in->n_kernel_ids : UT_MAX_NAPI_IDS);
-		fmt_ids(polled, sizeof(polled), all, n);
-		set_static(next, all, n);
-		say(why, whylen, "NAPI ID %u seen on the ring's sockets is not in the kernel's "
-		    "dynamic list (%s): static tracking with %s", missed,
-		    in->n_kernel_ids ? kernel : "empty", polled);
-		return true;
-	}
-	stable = elapsed(in->now_ns, in->ids_changed_ns);
-	if (n_ids && stable >= sec_ns(pol->static_after_s)) {
-		set_static(next, ids, n_ids);
-		say(why, whylen, "NAPI IDs %s unchanged for %llu s: static tracking", seen,
-		    (unsigned long long)(stable / NSEC_PER_SEC));
-		return true;
-	}
-	return false;
-}
-
 /* "45 s", "4 min", "1 h": how long until a retry, for the log */
 static void fmt_span(char *buf, size_t len, unsigned int s)
 {
@@ -559,7 +386,7 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 
 	if (g.t_us > cur && g.efficiency >= pol->min_efficiency) {
 		next->busy_poll_us = g.t_us;
-		say(why, whylen, "hit rate %u%% at %u us, efficiency %.2f, %.0f%% of paid windows near the timeout: trying %u us",
+		tuner_say(why, whylen, "hit rate %u%% at %u us, efficiency %.2f, %.0f%% of paid windows near the timeout: trying %u us",
 		    hit, cur, at_cur->efficiency, g.near * 100, g.t_us);
 		return TUNER_APPLY;
 	}
@@ -571,11 +398,11 @@ static enum tuner_verdict explore_or_off(const struct tuner_policy *pol,
 		snprintf(each, sizeof(each), "~%.0f us each, %.0f%% near the timeout",
 			 at_cur->mean_paid_ns / NSEC_PER_USEC, g.near * 100);
 	if (at_cur->paid > 0)
-		say(why, whylen, "off: %u%% of %llu windows paid at %u us (%s), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
+		tuner_say(why, whylen, "off: %u%% of %llu windows paid at %u us (%s), efficiency %.2f < %.2f (a sleep costs %u us); retry in %s",
 		    hit, (unsigned long long)st->windows, cur, each, at_cur->efficiency,
 		    pol->min_efficiency, (unsigned int)(wake_ns(pol, st) / NSEC_PER_USEC), retry);
 	else
-		say(why, whylen, "off: %u%% of %llu windows paid at %u us; retry in %s", hit,
+		tuner_say(why, whylen, "off: %u%% of %llu windows paid at %u us; retry in %s", hit,
 		    (unsigned long long)st->windows, cur, retry);
 	return TUNER_APPLY;
 }
@@ -611,7 +438,7 @@ static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
 		if (t < cur && cur_pays && sized(pol, (uint64_t)q * 2) >= cur)
 			return TUNER_KEEP;
 		next->busy_poll_us = t;
-		say(why, whylen, "hit rate %u%%, %u%% of paid windows within %u us: timeout %u -> %u us",
+		tuner_say(why, whylen, "hit rate %u%%, %u%% of paid windows within %u us: timeout %u -> %u us",
 		    pct_of(st->paid, st->windows), qpct, q, cur, t);
 		return TUNER_APPLY;
 	}
@@ -657,12 +484,12 @@ enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_sta
 			return TUNER_KEEP;
 		fresh_setting(pol, ids, n_ids, &next);
 		fmt_span(span, sizeof(span), retry_interval(pol, st->backoff + 1U));
-		say(why, whylen, "retrying NAPI busy poll after %llu s off: timeout %u us (if it does not pay, off for %s)",
+		tuner_say(why, whylen, "retrying NAPI busy poll after %llu s off: timeout %u us (if it does not pay, off for %s)",
 		    (unsigned long long)(off / NSEC_PER_SEC), next.busy_poll_us, span);
 		goto apply;
 	}
 
-	if (track_decision(pol, st, in, ids, n_ids, &next, why, whylen))
+	if (tuner_track_decision(pol, st, in, ids, n_ids, &next, why, whylen))
 		goto apply;
 
 	/* too little new since the last decision: keep gathering */
