@@ -15,14 +15,22 @@
 # ping (over the counted seconds: a tune run's warm-up is left out pro
 # rata). The tcp-bundle pattern is left out, with the kernel's reason, where
 # the kernel has no receive bundles (before 6.10).
-#   PATTERNS (default "recv udp-multishot tcp-multishot tcp-bundle"),
+# A pattern may name its ring kind, its wait and the agent after it, with
+# slashes: udp-multishot/sqpoll, udp-multishot/coop-taskrun/timeout:1000
+# (mshot --ring and --wait), tcp-multishot/defer-taskrun/agent (tune mode
+# reaches the rings through `uringtune exec --napi`: SINGLE_ISSUER rings
+# refuse register calls from outside; none, s50 and observe run the
+# programs as they are).
+#   PATTERNS (default "recv udp-multishot tcp-multishot tcp-bundle
+#   udp-multishot/sqpoll udp-multishot/coop-taskrun/timeout:1000
+#   tcp-multishot/defer-taskrun/agent"),
 #   ROUNDS (default 3; QUICK 1), RUN_S (6; QUICK 2), WARM_S (3; QUICK 1)
 # CSV: RESULTS/patterns.csv (every run), patterns_summary.csv (per pattern
 # and configuration, medians over rounds with min-max); plot patterns.png.
 . "$(dirname "$0")/lib.sh"
 
 PART=patterns
-PATTERNS=${PATTERNS:-recv udp-multishot tcp-multishot tcp-bundle}
+PATTERNS=${PATTERNS:-recv udp-multishot tcp-multishot tcp-bundle udp-multishot/sqpoll udp-multishot/coop-taskrun/timeout:1000 tcp-multishot/defer-taskrun/agent}
 ROUNDS=${ROUNDS:-$(quick 1 3)}
 RUN_S=${RUN_S:-$(quick 2 6)}
 WARM_S=${WARM_S:-$(quick 1 3)}
@@ -51,26 +59,50 @@ bundles_ok() {
 }
 pats=()
 for p in $PATTERNS; do
-	if [ "$p" = tcp-bundle ] && ! bundles_ok; then
+	if [ "${p%%/*}" = tcp-bundle ] && ! bundles_ok; then
 		echo "tcp-bundle left out: $BUNDLE_WHY"
 		continue
 	fi
 	pats+=("$p")
 done
 
+# spec_args SPEC: mshot's options for a pattern spec (PATTERN[/RING][/WAIT][/agent]),
+# one per line; SPEC_AGENT=1 if it names the agent
+spec_args() {
+	local part first=1
+	SPEC_AGENT=0
+	for part in ${1//\// }; do
+		if [ "$first" = 1 ]; then
+			printf '%s\n' --pattern "$part"
+			first=0
+			continue
+		fi
+		case $part in
+		agent) SPEC_AGENT=1 ;;
+		plain | coop-taskrun | single-issuer | defer-taskrun | sqpoll) printf '%s\n' --ring "$part" ;;
+		timeout:* | min-wait:*) printf '%s\n' --wait "$part" ;;
+		*) fail "PATTERNS: '$1': '$part' is no ring kind (plain, coop-taskrun, single-issuer, defer-taskrun, sqpoll), wait (timeout:US, min-wait:US) or 'agent'" ;;
+		esac
+	done
+}
+
 # one PATTERN CONFIG ROUND: one run; a line of the CSV
 one() {
 	local pat=$1 cfg=$2 round=$3 napi=() daemon=0 warm=0 spid sfd stid c0 c1 b0 b1 line
+	local args=() wrap=()
+	mapfile -t args < <(spec_args "$pat")
+	spec_args "$pat" >/dev/null
 	case $cfg in
 	none) ;;
 	s50) napi=(--napi-busy-poll-us 50) ;;
 	observe) napi=(--napi-busy-poll-us 50); daemon=1
 		bench_daemon mode=observe include_comm=mshot ;;
 	tune) daemon=1; warm=$WARM_S
-		bench_daemon mode=tune include_comm=mshot ;;
+		bench_daemon mode=tune include_comm=mshot
+		[ "$SPEC_AGENT" = 0 ] || wrap=("$B/uringtune" exec --agent-socket "$AGENT_SOCK" --napi --) ;;
 	esac
 	PORT=$((PORT + 1))
-	bg ip netns exec "$NS_B" "${PIN_SERVER[@]}" "$B/mshot" server --pattern "$pat" \
+	bg ip netns exec "$NS_B" "${PIN_SERVER[@]}" "${wrap[@]}" "$B/mshot" server "${args[@]}" \
 		--bind "198.18.0.2:$PORT" --quiet "${napi[@]}" >"$T/server.out"
 	SRV_PID=${BG_PIDS[-1]}
 	wait_line "$T/server.out" '^ring '
@@ -80,7 +112,7 @@ one() {
 	b0='{"busy_poll":{"spin_ns":{"paid":0,"unpaid":0},"capped_ns":0}}'
 	[ "$daemon" = 0 ] || b0=$(ring "$spid" "$sfd" || echo "$b0")
 	[ -n "$b0" ] || b0='{"busy_poll":{"spin_ns":{"paid":0,"unpaid":0},"capped_ns":0}}'
-	ip netns exec "$NS_A" "${PIN_CLIENT[@]}" "$B/mshot" client --pattern "$pat" \
+	ip netns exec "$NS_A" "${PIN_CLIENT[@]}" "${wrap[@]}" "$B/mshot" client "${args[@]}" \
 		--connect "198.18.0.2:$PORT" --quiet --cpu "${napi[@]}" \
 		--seconds $((RUN_S + warm)) --warmup-s "$warm" >"$T/client.out"
 	c1=$(awk '{ print $1 }' "/proc/$spid/task/$stid/schedstat")

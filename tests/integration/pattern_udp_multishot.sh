@@ -21,3 +21,6 @@ pt_observe "udp-multishot, min_wait 50 us, registered ring" \
 pt_observe "udp-multishot, socket passed with SCM_RIGHTS" \
 	--pattern udp-multishot --socket-via-scm -- --pattern udp-multishot
 pt_tune "udp-multishot" --pattern udp-multishot -- --pattern udp-multishot
+pt_tune "udp-multishot, COOP_TASKRUN, waits with a 1 ms timeout" \
+	--pattern udp-multishot --ring coop-taskrun --wait timeout:1000 -- \
+	--pattern udp-multishot --ring coop-taskrun --wait timeout:1000
