@@ -54,7 +54,6 @@
 #include "hist.h"
 #include "tuner.h"
 #include "tuner_priv.h"
-#include "tuner_tracking.h"
 
 #define NSEC_PER_USEC	1000ULL
 #define NSEC_PER_SEC	1000000000ULL

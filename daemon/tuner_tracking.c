@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tuner.h"
 #include "tuner_priv.h"
-#include "tuner_tracking.h"
 
 #define NSEC_PER_SEC	1000000000ULL
 #define sec_ns(s)	((uint64_t)(s) * NSEC_PER_SEC)
