@@ -87,6 +87,11 @@ if [ "$NEIGHBOUR" = 1 ]; then
 	nbr_dir=$(mktemp -d /tmp/uringtune-neighbour.XXXXXX)
 	cp build/mshot "$nbr_dir/ut-nbr-server"
 	cp build/pingpong "$nbr_dir/ut-nbr-client"
+	# a run that was killed may have left its neighbour behind: ours by name
+	pkill -x ut-nbr-client 2>/dev/null
+	pkill -x ut-nbr-server 2>/dev/null
+	ip netns del ut-nbr-a 2>/dev/null
+	ip netns del ut-nbr-b 2>/dev/null
 	ip netns add ut-nbr-a && ip netns add ut-nbr-b &&
 	ip link add ut-nbr-va netns ut-nbr-a type veth peer name ut-nbr-vb netns ut-nbr-b &&
 	ip -n ut-nbr-a addr add 198.19.0.1/30 dev ut-nbr-va &&
