@@ -73,12 +73,6 @@ static uint64_t sat_add(uint64_t a, uint64_t b)
 	return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
 }
 
-/* time from @since to @now; 0 if the clock seems to have gone backwards */
-static uint64_t elapsed(uint64_t now, uint64_t since)
-{
-	return now > since ? now - since : 0;
-}
-
 #define sec_ns(s)	((uint64_t)(s) * NSEC_PER_SEC)
 
 /* part/whole in percent, rounded down, without overflow; part <= whole */
@@ -451,7 +445,7 @@ static enum tuner_verdict timeout_decision(const struct tuner_policy *pol,
 static void retry_paid(const struct tuner_policy *pol, struct tuner_state *st, uint64_t now)
 {
 	if (st->retried_ns &&
-	    elapsed(now, st->retried_ns) >= sec_ns(retry_interval(pol, st->backoff))) {
+	    tuner_elapsed(now, st->retried_ns) >= sec_ns(retry_interval(pol, st->backoff))) {
 		st->retried_ns = 0;
 		st->backoff = 0;
 	}
@@ -473,11 +467,11 @@ enum tuner_verdict tuner_decide(const struct tuner_policy *pol, struct tuner_sta
 		n_ids = UT_MAX_NAPI_IDS;
 	accumulate(st, in);
 
-	if (elapsed(now, st->last_change_ns) < sec_ns(pol->settle_s))
+	if (tuner_elapsed(now, st->last_change_ns) < sec_ns(pol->settle_s))
 		return TUNER_KEEP;
 
 	if (!st->cur.enabled) {
-		uint64_t off = elapsed(now, st->off_since_ns);
+		uint64_t off = tuner_elapsed(now, st->off_since_ns);
 
 		if (off < sec_ns(tuner_retry_interval_s(pol, st)) || !st->waits)
 			return TUNER_KEEP;

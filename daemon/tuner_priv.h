@@ -16,6 +16,12 @@ struct tuner_state;
 struct tuner_input;
 struct tuner_setting;
 
+/* now - since, 0 if the clock went back */
+static inline uint64_t tuner_elapsed(uint64_t now, uint64_t since)
+{
+	return now > since ? now - since : 0;
+}
+
 /* a decision's one line of why into @why (@whylen bytes; NULL: none) */
 void tuner_say(char *why, size_t whylen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 

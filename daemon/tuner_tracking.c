@@ -17,12 +17,6 @@
 /* room for UT_MAX_NAPI_IDS IDs of up to 10 digits with commas */
 #define IDS_BUFLEN		(UT_MAX_NAPI_IDS * 11 + 1)
 
-/* now - since, 0 if the clock went back */
-static uint64_t elapsed(uint64_t now, uint64_t since)
-{
-	return now > since ? now - since : 0;
-}
-
 /* "257,258" */
 static void fmt_ids(char *buf, size_t len, const uint32_t *ids, unsigned int n)
 {
@@ -100,7 +94,7 @@ static bool miss_confirmed(const struct tuner_policy *pol, struct tuner_state *s
 		return false;
 	}
 	return in->kernel_ids_reads > st->miss_reads &&
-	       elapsed(in->now_ns, st->miss_since_ns) >= sec_ns(pol->settle_s);
+	       tuner_elapsed(in->now_ns, st->miss_since_ns) >= sec_ns(pol->settle_s);
 }
 
 /* the seen IDs and the kernel's, once each: all that should be polled */
@@ -184,7 +178,7 @@ bool tuner_track_decision(const struct tuner_policy *pol, struct tuner_state *st
 		    in->n_kernel_ids ? kernel : "empty", polled);
 		return true;
 	}
-	stable = elapsed(in->now_ns, in->ids_changed_ns);
+	stable = tuner_elapsed(in->now_ns, in->ids_changed_ns);
 	if (n_ids && stable >= sec_ns(pol->static_after_s)) {
 		tuner_set_static(next, ids, n_ids);
 		tuner_say(why, whylen, "NAPI IDs %s unchanged for %llu s: static tracking", seen,
